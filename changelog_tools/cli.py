@@ -1,0 +1,120 @@
+"""The `changelog-tools` command group and the one place errors become exit codes.
+
+Subcommands live in ``changelog_tools/commands/`` and are imported only when invoked, so a CI
+step that runs one command does not pay for the imports of all the others.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib
+import os
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from changelog_tools import __version__
+from changelog_tools.errors import ChangelogToolsError, ExitCode
+
+# name -> (module, attribute). Add a line here to add a subcommand.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("changelog_tools.commands.validate", "validate"),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module = importlib.import_module(target[0])
+        command: click.Command = getattr(module, target[1])
+        return command
+
+
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.version_option(__version__, prog_name="changelog-tools")
+def cli() -> None:
+    """Keep an append-only performance changelog honest and merge benchmark PRs safely.
+
+    \b
+    Exit codes:
+      0  success
+      1  the data is invalid (diagnostics printed) / PR not eligible
+      2  usage or configuration error
+      3  git or GitHub failed (after retries)
+      4  a flow aborted safely and restored its starting state
+      70 internal error (a log file was saved)
+
+    Run `changelog-tools COMMAND --help` for each command.
+    """
+
+
+def _crash_log_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "changelog-tools"
+
+
+def save_crash_log(exc: BaseException) -> Path:
+    """Write the traceback of an unexpected error to a log file and return its path."""
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    text = (
+        f"changelog-tools {__version__}\nargv: {sys.argv!r}\npython: {sys.version}\n\n"
+        + "".join(traceback.format_exception(exc))
+    )
+    for directory in (_crash_log_dir(), Path(tempfile.gettempdir())):
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            path = directory / f"crash-{stamp}-{os.getpid()}.log"
+            path.write_text(text, encoding="utf-8")
+            return path
+        except OSError:
+            continue
+    raise exc  # pragma: no cover - nowhere to write; let Python print it
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the CLI and return the exit code instead of exiting (used by tests and main)."""
+    try:
+        result: Any = cli.main(args=argv, prog_name="changelog-tools", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("interrupted", err=True)
+        return int(ExitCode.INTERRUPTED)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        return int(ExitCode.INTERRUPTED)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        return int(ExitCode.USAGE) if exc.exit_code == 2 else int(exc.exit_code)
+    except ChangelogToolsError as exc:
+        click.echo(f"error: {exc.message}", err=True)
+        if exc.hint:
+            click.echo(f"hint: {exc.hint}", err=True)
+        return int(exc.exit_code)
+    except Exception as exc:
+        log = save_crash_log(exc)
+        click.echo(
+            f"internal error: {type(exc).__name__}: {exc} (details saved to {log}; "
+            "please report it)",
+            err=True,
+        )
+        return int(ExitCode.INTERNAL)
+    if isinstance(result, int):
+        return result
+    return 0
+
+
+def main(argv: list[str] | None = None) -> NoReturn:
+    sys.exit(run(argv))

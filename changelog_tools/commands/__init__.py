@@ -1,0 +1,1 @@
+"""Click commands: each parses options, calls one core function and renders its result."""

@@ -1,0 +1,60 @@
+"""Options and helpers shared by every command."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from changelog_tools import diagnostics as dx
+from changelog_tools.config import Config, load_config
+from changelog_tools.errors import ExitCode
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def config_option(func: F) -> F:
+    """Add ``--config PATH``; the command receives the loaded :class:`Config` as ``config``."""
+
+    @click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Configuration file (default: nearest .changelog-tools.yaml or pyproject.toml "
+        "[tool.changelog-tools], searching upward).",
+    )
+    @functools.wraps(func)
+    def wrapper(*args: Any, config_path: Path | None, **kwargs: Any) -> Any:
+        return func(*args, config=load_config(config_path), **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def format_option(func: F) -> F:
+    return click.option(
+        "--format",
+        "output_format",
+        type=click.Choice(dx.FORMATS),
+        default="text",
+        show_default=True,
+        help="text: PATH:LINE:COL: CODE message; json: one JSON document on stdout; "
+        "github: workflow annotations.",
+    )(func)
+
+
+def emit(report: dx.Report, output_format: str) -> int:
+    """Print ``report`` on stdout in ``output_format``; return the exit code it implies."""
+    click.echo(dx.RENDERERS[output_format](report), nl=False)
+    return int(ExitCode.OK if report.ok else ExitCode.INVALID)
+
+
+def display_path(path: Path, config: Config) -> str:
+    """``path`` relative to the repository root when inside it, for stable diagnostics."""
+    try:
+        return str(path.resolve().relative_to(config.root.resolve()))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,236 @@
+"""One diagnostic type, the registry of stable codes, and the three renderers.
+
+Every rule the tool enforces has a code here. Codes never change meaning once released, so CI
+logs, docs and suppressions can refer to them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Protocol
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    name: str
+    summary: str
+
+
+# Registry of every diagnostic code. Grouped by hundreds:
+#   CL0xx bytes and YAML of one file, CL05x entry schema, CL1xx base vs head (check),
+#   CL2xx pr-links, CL3xx config keys and master configs, CL4xx append-only scope,
+#   CL5xx canonicalize / resolve.
+CODES: dict[str, Code] = {}
+
+
+def _register(code: str, name: str, summary: str) -> str:
+    if code in CODES:  # pragma: no cover - guards against copy-paste when adding codes
+        raise AssertionError(f"duplicate diagnostic code {code}")
+    CODES[code] = Code(code, name, summary)
+    return code
+
+
+# -- file-level byte rules --------------------------------------------------------------------
+NOT_UTF8 = _register("CL001", "not-utf8", "The file is not valid UTF-8.")
+NO_FINAL_NEWLINE = _register("CL002", "no-final-newline", "The file does not end with a newline.")
+CARRIAGE_RETURN = _register("CL003", "carriage-return", "The file contains a CR character.")
+TAB = _register("CL004", "tab", "The file contains a tab character.")
+NUL = _register("CL005", "nul", "The file contains a NUL byte.")
+TOO_LARGE = _register("CL006", "too-large", "The file is larger than `max-file-size`.")
+EMPTY_FILE = _register("CL007", "empty-file", "The file is empty.")
+# -- YAML structure ------------------------------------------------------------------------------
+YAML_SYNTAX = _register("CL010", "yaml-syntax", "The file is not valid YAML.")
+DUPLICATE_KEY = _register("CL011", "duplicate-key", "A mapping has the same key twice.")
+ANCHOR_ALIAS = _register("CL012", "anchor-alias", "YAML anchors and aliases are not allowed.")
+YAML_TAG = _register("CL013", "yaml-tag", "Explicit YAML tags are not allowed.")
+TOO_DEEP = _register("CL014", "too-deep", "Nesting is deeper than a changelog can need.")
+ROOT_NOT_LIST = _register("CL015", "root-not-list", "The root of the file is not a list.")
+ENTRY_START = _register(
+    "CL016",
+    "entry-start",
+    "Every entry starts at column 0 with `- config-keys:` and nothing else does.",
+)
+ENTRY_NOT_MAPPING = _register("CL017", "entry-not-mapping", "A list item is not a mapping.")
+MULTI_DOCUMENT = _register("CL018", "multi-document", "The file holds more than one document.")
+# -- entry schema ---------------------------------------------------------------------------------
+UNKNOWN_FIELD = _register("CL050", "unknown-field", "An entry has a field the schema does not know.")
+MISSING_FIELD = _register("CL051", "missing-field", "An entry lacks a required field.")
+WRONG_TYPE = _register("CL052", "wrong-type", "A field has the wrong type.")
+EMPTY_VALUE = _register("CL053", "empty-value", "A list or string that must not be empty is.")
+BAD_VALUE = _register("CL054", "bad-value", "A field has a value outside its allowed set.")
+APPEND_ONLY_COMBINATION = _register(
+    "CL055",
+    "append-only-combination",
+    "`append-only: true` cannot be combined with eval selection fields.",
+)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding, pointing at a place in a file."""
+
+    code: str
+    message: str
+    path: str
+    line: int | None = None
+    column: int | None = None
+    severity: Severity = Severity.ERROR
+    hint: str | None = None
+
+    @property
+    def name(self) -> str:
+        known = CODES.get(self.code)
+        return known.name if known else self.code
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity.value,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "hint": self.hint,
+        }
+
+
+def error(
+    code: str,
+    message: str,
+    path: str,
+    line: int | None = None,
+    column: int | None = None,
+    *,
+    hint: str | None = None,
+) -> Diagnostic:
+    return Diagnostic(code, message, path, line, column, Severity.ERROR, hint)
+
+
+def warning(
+    code: str,
+    message: str,
+    path: str,
+    line: int | None = None,
+    column: int | None = None,
+    *,
+    hint: str | None = None,
+) -> Diagnostic:
+    return Diagnostic(code, message, path, line, column, Severity.WARNING, hint)
+
+
+@dataclass
+class Report:
+    """What a validating command found, plus structured data for `--format json`."""
+
+    command: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def extend(self, items: Iterable[Diagnostic]) -> None:
+        self.diagnostics.extend(items)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.WARNING]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def sorted(self) -> list[Diagnostic]:
+        return sorted(
+            self.diagnostics,
+            key=lambda d: (d.path, d.line or 0, d.column or 0, d.code),
+        )
+
+    def summary(self) -> str:
+        e, w = len(self.errors), len(self.warnings)
+        noun = "problem" if e + w == 1 else "problems"
+        if not e and not w:
+            return f"{self.command}: OK"
+        return f"{self.command}: {e + w} {noun} ({e} error{'s' * (e != 1)}, {w} warning{'s' * (w != 1)})"
+
+
+class Renderer(Protocol):
+    def __call__(self, report: Report) -> str: ...
+
+
+def _location(d: Diagnostic) -> str:
+    loc = d.path
+    if d.line is not None:
+        loc += f":{d.line}"
+        if d.column is not None:
+            loc += f":{d.column}"
+    return loc
+
+
+def render_text(report: Report) -> str:
+    lines: list[str] = []
+    for d in report.sorted():
+        tag = "" if d.severity is Severity.ERROR else "warning "
+        lines.append(f"{_location(d)}: {d.code} {tag}{d.message}")
+        if d.hint:
+            lines.extend(f"    hint: {h}" for h in d.hint.splitlines())
+    lines.append(report.summary())
+    return "\n".join(lines) + "\n"
+
+
+def render_json(report: Report) -> str:
+    doc: dict[str, Any] = {
+        "command": report.command,
+        "ok": report.ok,
+        "summary": {
+            "errors": len(report.errors),
+            "warnings": len(report.warnings),
+            "text": report.summary(),
+        },
+        "diagnostics": [d.as_json() for d in report.sorted()],
+    }
+    doc.update(report.data)
+    return json.dumps(doc, indent=2, sort_keys=False) + "\n"
+
+
+def _escape_data(value: str) -> str:
+    # GitHub's workflow-command escaping: the message part escapes %, CR and LF.
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(value: str) -> str:
+    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(report: Report) -> str:
+    lines: list[str] = []
+    for d in report.sorted():
+        props = [f"file={_escape_property(d.path)}"]
+        if d.line is not None:
+            props.append(f"line={d.line}")
+        if d.column is not None:
+            props.append(f"col={d.column}")
+        props.append(f"title={_escape_property(d.code)}")
+        message = d.message + (f"\n{d.hint}" if d.hint else "")
+        lines.append(f"::{d.severity.value} {','.join(props)}::{_escape_data(message)}")
+    lines.append(report.summary())
+    return "\n".join(lines) + "\n"
+
+
+RENDERERS: Mapping[str, Renderer] = {
+    "text": render_text,
+    "json": render_json,
+    "github": render_github,
+}
+FORMATS = tuple(RENDERERS)

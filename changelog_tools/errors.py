@@ -1,0 +1,68 @@
+"""The one exception hierarchy of the tool; the CLI maps each class to its exit code."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Process exit codes. Each means exactly one thing."""
+
+    OK = 0
+    INVALID = 1  # the user's data is invalid (diagnostics were printed)
+    USAGE = 2  # bad command line or bad configuration
+    EXTERNAL = 3  # git, GitHub or the network failed (after retries)
+    ABORTED = 4  # a flow stopped safely and restored the state it started from
+    INTERNAL = 70  # a bug in changelog-tools itself (EX_SOFTWARE); a log was saved
+    INTERRUPTED = 130  # Ctrl-C
+
+
+class ChangelogToolsError(Exception):
+    """Base of every error the tool raises on purpose.
+
+    ``str(error)`` is a complete, one-line explanation fit for the user; ``hint`` is optional
+    advice on what to do next.
+    """
+
+    exit_code: ExitCode = ExitCode.INVALID
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class DataError(ChangelogToolsError):
+    """The user's data (changelog, master config, PR state) is not acceptable."""
+
+    exit_code = ExitCode.INVALID
+
+
+class UsageError(ChangelogToolsError):
+    """The command line does not make sense."""
+
+    exit_code = ExitCode.USAGE
+
+
+class ConfigError(UsageError):
+    """The tool's configuration file is missing, malformed or contradictory."""
+
+
+class ExternalError(ChangelogToolsError):
+    """An external system failed."""
+
+    exit_code = ExitCode.EXTERNAL
+
+
+class GitError(ExternalError):
+    """A git command failed."""
+
+
+class GitHubError(ExternalError):
+    """The GitHub API failed after retries, or answered something we cannot use."""
+
+
+class AbortedError(ChangelogToolsError):
+    """A multi-step flow stopped before doing anything remote it could not undo."""
+
+    exit_code = ExitCode.ABORTED

@@ -1,0 +1,256 @@
+"""A strict, fast YAML loader for ledgers: plain data plus the position of every node.
+
+It builds Python values straight from the parser's event stream (libyaml through
+``ruamel.yaml.clib`` when installed, ruamel's pure parser otherwise), which lets it
+
+* reject anchors, aliases and explicit tags the moment they appear, so an alias-expansion bomb
+  costs nothing;
+* reject duplicate keys at any depth, with the line of the second occurrence;
+* stop at a nesting depth no changelog needs, without recursion, so a 20,000-deep list fails fast;
+* record where every value and key starts, for precise diagnostics.
+
+Plain scalars follow the YAML 1.2 core schema (``yes`` is a string, not a boolean).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import (
+    AliasEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
+
+from changelog_tools import diagnostics as dx
+
+Path = tuple[str | int, ...]
+Mark = tuple[int, int]  # 1-based (line, column)
+
+DEFAULT_MAX_DEPTH = 32
+
+
+def _make_parser() -> YAML:
+    try:
+        import _ruamel_yaml  # noqa: F401  (only probing for the C extension)
+
+        return YAML(typ="safe", pure=False)
+    except ImportError:  # pragma: no cover - depends on the installed wheel
+        return YAML(typ="safe", pure=True)
+
+
+_YAML = _make_parser()
+
+_NULL = re.compile(r"(?:~|null|Null|NULL|)\Z")
+_TRUE = re.compile(r"(?:true|True|TRUE)\Z")
+_FALSE = re.compile(r"(?:false|False|FALSE)\Z")
+_INT10 = re.compile(r"[-+]?[0-9]+\Z")
+_INT8 = re.compile(r"0o[0-7]+\Z")
+_INT16 = re.compile(r"0x[0-9a-fA-F]+\Z")
+_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+_INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)\Z")
+_NAN = re.compile(r"\.(?:nan|NaN|NAN)\Z")
+
+
+def resolve_plain(value: str) -> Any:
+    """Resolve an unquoted scalar by the YAML 1.2 core schema."""
+    if not value or value[0] not in "~nNtTfF0123456789+-.":
+        return value  # fast path: most changelog scalars are words
+    if _NULL.match(value):
+        return None
+    if _TRUE.match(value):
+        return True
+    if _FALSE.match(value):
+        return False
+    if _INT10.match(value):
+        return int(value, 10)
+    if _INT8.match(value):
+        return int(value[2:], 8)
+    if _INT16.match(value):
+        return int(value[2:], 16)
+    if _FLOAT.match(value):
+        return float(value)
+    if _INF.match(value):
+        return float("-inf") if value.startswith("-") else float("inf")
+    if _NAN.match(value):
+        return float("nan")
+    return value
+
+
+class YamlProblem(Exception):
+    """The text is not acceptable YAML for a ledger; carries a diagnostic code and position."""
+
+    def __init__(self, code: str, message: str, line: int | None, column: int | None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+@dataclass
+class Loaded:
+    """The loaded value plus start positions: ``marks[path]`` for values, ``key_marks`` for keys."""
+
+    value: Any
+    marks: dict[Path, Mark] = field(default_factory=dict)
+    key_marks: dict[Path, Mark] = field(default_factory=dict)
+    documents: int = 0
+
+    def mark(self, path: Path) -> Mark | None:
+        """The position of the value at ``path``, or of its nearest located ancestor."""
+        while True:
+            if path in self.marks:
+                return self.marks[path]
+            if not path:
+                return None
+            path = path[:-1]
+
+
+class _Frame:
+    __slots__ = ("container", "key", "key_mark", "path")
+
+    def __init__(self, container: Any, path: Path) -> None:
+        self.container = container
+        self.path = path
+        self.key: Any = _NO_KEY
+        self.key_mark: Mark = (0, 0)
+
+
+_NO_KEY = object()
+
+
+def _pos(event: Any, line_offset: int) -> Mark:
+    mark = event.start_mark
+    return (mark.line + 1 + line_offset, mark.column + 1)
+
+
+def load(text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, line_offset: int = 0) -> Loaded:
+    """Parse one YAML document from ``text``; raise :class:`YamlProblem` on anything unsafe.
+
+    ``line_offset`` is added to every line number, for parsing a slice of a larger file.
+    """
+    result = Loaded(value=None)
+    marks = result.marks
+    key_marks = result.key_marks
+    stack: list[_Frame] = []
+    root_set = False
+
+    def attach(value: Any, mark: Mark) -> Path | None:
+        nonlocal root_set
+        if not stack:
+            result.value = value
+            root_set = True
+            marks[()] = mark
+            return ()
+        frame = stack[-1]
+        container = frame.container
+        if isinstance(container, list):
+            path = (*frame.path, len(container))
+            container.append(value)
+            marks[path] = mark
+            return path
+        if frame.key is _NO_KEY:
+            if isinstance(value, (list, dict)):
+                raise YamlProblem(
+                    dx.YAML_SYNTAX, "mapping keys must be scalars, not collections", *mark
+                )
+            if value in container:
+                raise YamlProblem(
+                    dx.DUPLICATE_KEY,
+                    f"duplicate key {value!r} (first defined on line "
+                    f"{key_marks[(*frame.path, value)][0]})",
+                    *mark,
+                )
+            frame.key = value
+            frame.key_mark = mark
+            return None
+        key = frame.key
+        path = (*frame.path, key)
+        container[key] = value
+        marks[path] = mark
+        key_marks[path] = frame.key_mark
+        frame.key = _NO_KEY
+        return path
+
+    def reject_properties(event: Any) -> None:
+        if event.anchor is not None:
+            raise YamlProblem(
+                dx.ANCHOR_ALIAS,
+                f"YAML anchor &{event.anchor} is not allowed in a changelog",
+                *_pos(event, line_offset),
+            )
+        if event.tag is not None and not _implicit_plain(event):
+            raise YamlProblem(
+                dx.YAML_TAG,
+                f"explicit YAML tag {event.tag} is not allowed in a changelog",
+                *_pos(event, line_offset),
+            )
+
+    try:
+        for event in _YAML.parse(text):
+            kind = type(event)
+            if kind is ScalarEvent:
+                reject_properties(event)
+                mark = _pos(event, line_offset)
+                attach(resolve_plain(event.value) if event.implicit[0] else event.value, mark)
+            elif kind is MappingStartEvent or kind is SequenceStartEvent:
+                reject_properties(event)
+                if len(stack) >= max_depth:
+                    raise YamlProblem(
+                        dx.TOO_DEEP,
+                        f"nesting deeper than {max_depth} levels",
+                        *_pos(event, line_offset),
+                    )
+                container: Any = {} if kind is MappingStartEvent else []
+                mark = _pos(event, line_offset)
+                path = attach(container, mark)
+                if path is None:
+                    raise YamlProblem(
+                        dx.YAML_SYNTAX, "mapping keys must be scalars, not collections", *mark
+                    )
+                stack.append(_Frame(container, path))
+            elif kind is MappingEndEvent or kind is SequenceEndEvent:
+                stack.pop()
+            elif kind is AliasEvent:
+                raise YamlProblem(
+                    dx.ANCHOR_ALIAS,
+                    f"YAML alias *{event.anchor} is not allowed in a changelog",
+                    *_pos(event, line_offset),
+                )
+            elif kind is DocumentStartEvent:
+                result.documents += 1
+                if result.documents > 1:
+                    raise YamlProblem(
+                        dx.MULTI_DOCUMENT,
+                        "a changelog is a single YAML document",
+                        *_pos(event, line_offset),
+                    )
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = " ".join(filter(None, [exc.context, exc.problem])) or str(exc)
+        line = mark.line + 1 + line_offset if mark is not None else None
+        column = mark.column + 1 if mark is not None else None
+        raise YamlProblem(dx.YAML_SYNTAX, f"invalid YAML: {problem}", line, column) from None
+    except YAMLError as exc:
+        raise YamlProblem(dx.YAML_SYNTAX, f"invalid YAML: {exc}", None, None) from None
+    if not root_set:
+        result.value = None
+    return result
+
+
+def _implicit_plain(event: Any) -> bool:
+    # libyaml reports the resolved tag for implicit scalars in some versions; only a tag written
+    # in the text (implicit flags both false) is a real explicit tag.
+    implicit = getattr(event, "implicit", None)
+    if isinstance(implicit, tuple):
+        return any(implicit)
+    return bool(implicit)
