@@ -1,0 +1,147 @@
+"""The git adapter: short typed functions over GitPython that hand plain values to the core.
+
+Every git failure becomes :class:`~changelog_tools.errors.GitError` with the command's message.
+Variables git exports to hooks (GIT_DIR, GIT_INDEX_FILE, ...) are scrubbed so the tool never
+acts on a repository other than the one it was pointed at.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from changelog_tools.errors import GitError, UsageError
+
+# `git rev-parse --local-env-vars` on git 2.39: set by git for hooks, poison for a tool.
+GIT_LOCAL_VARS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_IMPLICIT_WORK_TREE",
+    "GIT_GRAFT_FILE",
+    "GIT_NO_REPLACE_OBJECTS",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_SHALLOW_FILE",
+    "GIT_INTERNAL_SUPER_PREFIX",
+)
+
+
+def scrub_environment() -> None:
+    """Remove hook-exported git variables from this process and make git non-interactive."""
+    for name in GIT_LOCAL_VARS:
+        os.environ.pop(name, None)
+    os.environ["GIT_TERMINAL_PROMPT"] = "0"
+    os.environ.setdefault("GIT_EDITOR", "true")
+
+
+@dataclass(frozen=True)
+class GitRepo:
+    """A local repository (work tree or bare)."""
+
+    repo: Any  # git.Repo; typed loosely so callers never depend on GitPython's types
+
+    @property
+    def path(self) -> Path:
+        return Path(self.repo.working_tree_dir or self.repo.git_dir)
+
+    @property
+    def git_dir(self) -> Path:
+        return Path(self.repo.git_dir)
+
+    def git(self, *args: str, strip: bool = True) -> str:
+        """Run ``git ARGS`` in this repository and return stdout; raise GitError on failure."""
+        import git
+
+        try:
+            out: str = self.repo.git.execute(
+                ["git", *args], strip_newline_in_stdout=strip, with_extended_output=False
+            )
+        except git.GitCommandError as exc:
+            stderr = (exc.stderr or "").strip().removeprefix("stderr:").strip().strip("'")
+            raise GitError(f"git {' '.join(args)} failed: {stderr or exc}") from None
+        return out
+
+    def git_ok(self, *args: str) -> bool:
+        """Run ``git ARGS``; True when it exits 0 (for yes/no questions such as is-ancestor)."""
+        import git
+
+        try:
+            self.repo.git.execute(["git", *args])
+        except git.GitCommandError:
+            return False
+        return True
+
+    def rev_parse(self, ref: str) -> str:
+        return self.git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+
+    def try_rev_parse(self, ref: str) -> str | None:
+        try:
+            return self.rev_parse(ref)
+        except GitError:
+            return None
+
+    def read_blob(self, ref: str, path: str) -> bytes | None:
+        """Exact bytes of ``path`` at ``ref``; None when the path does not exist there."""
+        try:
+            commit = self.repo.commit(ref)
+        except Exception as exc:  # gitdb raises several types for a bad ref
+            raise GitError(f"unknown git revision {ref!r}: {exc}") from None
+        try:
+            blob = commit.tree / path
+        except KeyError:
+            return None
+        data: bytes = blob.data_stream.read()
+        return data
+
+    def merge_base(self, a: str, b: str) -> str:
+        return self.git("merge-base", a, b)
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        return self.git_ok("merge-base", "--is-ancestor", ancestor, descendant)
+
+    def changed_paths(self, a: str, b: str) -> list[str]:
+        out = self.git("diff", "--name-only", "--no-renames", a, b)
+        return [line for line in out.splitlines() if line]
+
+    def current_branch(self) -> str | None:
+        out = self.git("symbolic-ref", "--quiet", "--short", "HEAD") if self._on_branch() else ""
+        return out or None
+
+    def _on_branch(self) -> bool:
+        return self.git_ok("symbolic-ref", "--quiet", "HEAD")
+
+    def is_clean(self) -> bool:
+        return not self.git("status", "--porcelain", "--untracked-files=no")
+
+
+def open_repo(path: Path | str = ".") -> GitRepo:
+    """Open the repository containing ``path``."""
+    import git
+
+    scrub_environment()
+    try:
+        repo = git.Repo(str(path), search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise UsageError(f"{path} is not inside a git repository") from None
+    return GitRepo(repo)
+
+
+@contextmanager
+def working_directory(path: Path) -> Iterator[None]:
+    old = Path.cwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
