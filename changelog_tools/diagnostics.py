@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Protocol
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
 
@@ -62,7 +62,9 @@ ENTRY_START = _register(
 ENTRY_NOT_MAPPING = _register("CL017", "entry-not-mapping", "A list item is not a mapping.")
 MULTI_DOCUMENT = _register("CL018", "multi-document", "The file holds more than one document.")
 # -- entry schema ---------------------------------------------------------------------------------
-UNKNOWN_FIELD = _register("CL050", "unknown-field", "An entry has a field the schema does not know.")
+UNKNOWN_FIELD = _register(
+    "CL050", "unknown-field", "An entry has a field the schema does not know."
+)
 MISSING_FIELD = _register("CL051", "missing-field", "An entry lacks a required field.")
 WRONG_TYPE = _register("CL052", "wrong-type", "A field has the wrong type.")
 EMPTY_VALUE = _register("CL053", "empty-value", "A list or string that must not be empty is.")
@@ -71,6 +73,64 @@ APPEND_ONLY_COMBINATION = _register(
     "CL055",
     "append-only-combination",
     "`append-only: true` cannot be combined with eval selection fields.",
+)
+
+# -- base vs head (append-only ledger rules) -----------------------------------------------------
+BASE_INVALID = _register("CL100", "base-invalid", "The base version of the changelog is invalid.")
+ENTRY_DELETED = _register("CL101", "entry-deleted", "An existing entry was deleted.")
+ENTRY_CHANGED = _register(
+    "CL102", "entry-changed", "An existing entry changed (only pr-link corrections are allowed)."
+)
+ENTRY_INSERTED = _register(
+    "CL103", "entry-inserted", "A new entry was inserted before existing ones, not appended."
+)
+REFORMATTED = _register(
+    "CL104",
+    "reformatted",
+    "Existing bytes changed without changing meaning (history is immutable).",
+)
+HISTORY_BYTES_CHANGED = _register(
+    "CL105", "history-bytes-changed", "Appending changed bytes of the existing history."
+)
+MIXED_CORRECTION_APPEND = _register(
+    "CL106", "mixed-correction-append", "pr-link corrections and new entries in one change."
+)
+CORRECTION_OUTSIDE_LINK = _register(
+    "CL107", "correction-outside-link", "A correction changed bytes outside pr-link lines."
+)
+APPEND_SEPARATOR = _register(
+    "CL108", "append-separator", "New entries are not separated by exactly one empty line."
+)
+FINAL_NEWLINES = _register(
+    "CL109",
+    "final-newlines",
+    "The file does not end with exactly one newline after the last entry.",
+)
+TRAILING_WHITESPACE = _register(
+    "CL110",
+    "trailing-whitespace",
+    "An appended line ends with spaces (warning; error with --strict).",
+)
+WHITESPACE_ONLY_LINE = _register(
+    "CL111", "whitespace-only-line", "An appended entry has a whitespace-only line (warning)."
+)
+CONTINUES_HISTORY = _register(
+    "CL112", "continues-history", "Appended bytes continue the last existing entry."
+)
+BASE_NO_FINAL_NEWLINE = _register(
+    "CL113", "base-no-final-newline", "The base file does not end with a newline."
+)
+# -- pr-links ---------------------------------------------------------------------------------------
+WRONG_PR = _register("CL201", "wrong-pr", "An appended entry links to another pull request.")
+PLACEHOLDER_ON_MAIN = _register(
+    "CL202", "placeholder-on-main", "A placeholder pr-link reached the main branch."
+)
+NEAR_MISS_LINK = _register(
+    "CL203", "near-miss-link", "A pr-link is almost a placeholder or almost canonical."
+)
+INVALID_LINK = _register("CL204", "invalid-link", "A pr-link is not a pull-request link.")
+BAD_CORRECTION = _register(
+    "CL205", "bad-correction", "A pr-link correction does not produce a canonical link."
 )
 
 

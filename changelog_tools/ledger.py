@@ -98,7 +98,9 @@ def _byte_rule(
             last_line = line
             if count <= MAX_REPORTS_PER_RULE:
                 column = len(raw[line_start:pos].decode("utf-8", "replace")) + 1
-                out.append(dx.error(code, f"{what} at column {column}", path, line, column, hint=hint))
+                out.append(
+                    dx.error(code, f"{what} at column {column}", path, line, column, hint=hint)
+                )
         pos = raw.find(needle, pos + 1)
     if count > MAX_REPORTS_PER_RULE:
         out.append(
@@ -162,9 +164,7 @@ def byte_rules(
         raw, b"\r", dx.CARRIAGE_RETURN, "carriage return (CR)", path, line_offset,
         "use Unix line endings (LF only)",
     )  # fmt: skip
-    out += _byte_rule(
-        raw, b"\t", dx.TAB, "tab character", path, line_offset, "indent with spaces"
-    )
+    out += _byte_rule(raw, b"\t", dx.TAB, "tab character", path, line_offset, "indent with spaces")
     out += _byte_rule(raw, b"\x00", dx.NUL, "NUL byte", path, line_offset, "remove the NUL byte")
     return out
 
@@ -231,11 +231,11 @@ def parse_ledger(
     item_offsets: list[int | None] = []
     for i, item in enumerate(root):
         item_line, item_col = loaded.marks[(i,)]
-        off = start_lines.get(item_line)
+        found_off = start_lines.get(item_line)
         first_key = next(iter(item), None) if isinstance(item, dict) else None
-        if off is not None and item_col == 3 and first_key == "config-keys":
+        if found_off is not None and item_col == 3 and first_key == "config-keys":
             matched.add(item_line)
-            item_offsets.append(off)
+            item_offsets.append(found_off)
             continue
         item_offsets.append(None)
         if isinstance(item, dict) and first_key != "config-keys":

@@ -73,9 +73,7 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def git(cwd: Path, *args: str) -> str:
     """Run git and fail the test loudly on a non-zero exit."""
-    proc = subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=False
-    )
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed ({proc.returncode}): {proc.stderr}")
     return proc.stdout.strip()
@@ -99,6 +97,7 @@ def commit_files(repo: Path, files: dict[str, bytes | str], message: str) -> str
 @pytest.fixture
 def make_repo(tmp_path: Path) -> Iterator[object]:
     """Factory: ``make_repo(name, files)`` -> path of a new repo on `main` with one commit."""
+
     def factory(name: str = "repo", files: dict[str, bytes | str] | None = None) -> Path:
         path = tmp_path / name
         path.mkdir()
@@ -109,10 +108,18 @@ def make_repo(tmp_path: Path) -> Iterator[object]:
     yield factory
 
 
-def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-            input: str | None = None) -> subprocess.CompletedProcess[str]:  # noqa: A002
+def run_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, input: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the installed console script in a real subprocess."""
     exe = shutil.which("changelog-tools", path=str(Path(sys.executable).parent))
     assert exe, "the changelog-tools console script is not installed next to this Python"
-    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, input=input, check=False)
+    return subprocess.run(
+        [exe, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        input=input,
+        check=False,
+    )
