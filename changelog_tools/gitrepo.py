@@ -145,3 +145,23 @@ def working_directory(path: Path) -> Iterator[None]:
         yield
     finally:
         os.chdir(old)
+
+
+def main_ref(repo: GitRepo, main_branch: str, remote: str) -> str:
+    """The best local name of the main branch: the remote-tracking ref when present."""
+    for candidate in (f"refs/remotes/{remote}/{main_branch}", f"refs/heads/{main_branch}"):
+        if repo.try_rev_parse(candidate):
+            return candidate
+    raise GitError(
+        f"neither {remote}/{main_branch} nor {main_branch} exists in {repo.path}; "
+        f"fetch it (git fetch {remote} {main_branch}) or pass --base-ref"
+    )
+
+
+def default_base(repo: GitRepo, *, head: str, main_branch: str, remote: str) -> str:
+    """The merge-base of ``head`` and the main branch: what a pull request's change is against.
+
+    Diffing against main's tip instead would make every branch that is behind main look like it
+    deleted main's new entries.
+    """
+    return repo.merge_base(head, main_ref(repo, main_branch, remote))
