@@ -195,6 +195,7 @@ class Report:
     command: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
+    subject: str | None = None  # what was checked, for the summary line ("perf-changelog.yaml")
 
     def extend(self, items: Iterable[Diagnostic]) -> None:
         self.diagnostics.extend(items)
@@ -218,11 +219,13 @@ class Report:
         )
 
     def summary(self) -> str:
+        head = f"{self.command}: {self.subject}" if self.subject else self.command
         e, w = len(self.errors), len(self.warnings)
-        noun = "problem" if e + w == 1 else "problems"
         if not e and not w:
-            return f"{self.command}: OK"
-        return f"{self.command}: {e + w} {noun} ({e} error{'s' * (e != 1)}, {w} warning{'s' * (w != 1)})"
+            return f"{head}: OK"
+        noun = "problem" if e + w == 1 else "problems"
+        counts = f"{e} error{'s' * (e != 1)}, {w} warning{'s' * (w != 1)}"
+        return f"{head}: {e + w} {noun} ({counts})"
 
 
 class Renderer(Protocol):

@@ -24,6 +24,7 @@ def validate_file(path: Path, *, display: str | None = None, max_size: int) -> d
     report = dx.Report(command="validate")
     report.extend(ledger.diagnostics)
     entries = len(ledger.loaded.value) if ledger.structured and ledger.loaded else None
+    report.subject = shown if entries is None else f"{shown} ({entries} entries)"
     report.data["file"] = shown
     report.data["entries"] = entries
     return report

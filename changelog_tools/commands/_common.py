@@ -54,7 +54,9 @@ def emit(report: dx.Report, output_format: str) -> int:
 
 def display_path(path: Path, config: Config) -> str:
     """``path`` relative to the repository root when inside it, for stable diagnostics."""
+    if not path.is_absolute():
+        return str(path)  # as the user typed it
     try:
-        return str(path.resolve().relative_to(config.root.resolve()))
+        return str(path.relative_to(config.root.absolute()))
     except ValueError:
         return str(path)

@@ -1,0 +1,1 @@
+"""Test support shipped with the package: a fake GitHub server and synthetic ledger generators."""

@@ -1,0 +1,114 @@
+"""Configuration: discovery, pyproject tables, validation, and generated files kept in sync."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from changelog_tools import config
+from changelog_tools.errors import ConfigError
+from tests.conftest import REPO_ROOT
+
+
+def test_defaults_describe_inferencex(tmp_path: Path) -> None:
+    cfg = config.load_config(start=tmp_path)
+    assert cfg.changelog == "perf-changelog.yaml"
+    assert cfg.master_configs == ("configs/amd-master.yaml", "configs/nvidia-master.yaml")
+    assert cfg.repository == "SemiAnalysisAI/InferenceX"
+    assert cfg.placeholder_links() == (
+        "XXX",
+        "https://github.com/SemiAnalysisAI/InferenceX/pull/XXX",
+    )
+    assert cfg.canonical_link(7) == "https://github.com/SemiAnalysisAI/InferenceX/pull/7"
+
+
+def test_config_is_found_by_searching_upward_to_the_repository_root(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".changelog-tools.yaml").write_text("repository: acme/bench\n")
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    cfg = config.load_config(start=deep)
+    assert cfg.repository == "acme/bench"
+    assert cfg.root == tmp_path.resolve()
+    assert cfg.changelog_path == tmp_path.resolve() / "perf-changelog.yaml"
+
+
+def test_the_search_stops_at_the_repository_root(tmp_path: Path) -> None:
+    (tmp_path / ".changelog-tools.yaml").write_text("repository: outer/repo\n")
+    inner = tmp_path / "inner"
+    (inner / ".git").mkdir(parents=True)
+    assert config.load_config(start=inner).repository == "SemiAnalysisAI/InferenceX"
+
+
+def test_pyproject_table_is_read(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.changelog-tools]\nchangelog = "CHANGES.yaml"\n'
+        'placeholders = ["TBD-LINK"]\n'
+    )
+    cfg = config.load_config(start=tmp_path)
+    assert cfg.changelog == "CHANGES.yaml"
+    assert cfg.placeholders == ("TBD-LINK",)
+
+
+def test_pyproject_without_our_table_is_skipped(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert config.load_config(start=tmp_path).source is None
+
+
+def test_explicit_config_overrides_discovery(tmp_path: Path) -> None:
+    (tmp_path / ".changelog-tools.yaml").write_text("repository: found/by-search\n")
+    other = tmp_path / "other.yaml"
+    other.write_text("repository: named/explicitly\n")
+    assert config.load_config(other, start=tmp_path).repository == "named/explicitly"
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "hint"),
+    [
+        ("repo: a/b\n", "unknown option 'repo'", "did you mean 'remote'?"),
+        (
+            "master-config: [a]\n",
+            "unknown option 'master-config'",
+            "did you mean 'master-configs'?",
+        ),
+        ("max-file-size: -1\n", "option max-file-size: -1 is less than the minimum of 1", None),
+        ("master-configs: []\n", "option master-configs: [] should be non-empty", None),
+        ("repository: not a repo\n", "option repository:", None),
+        ("- a\n", "configuration must be a mapping", None),
+        ("a: [\n", ".changelog-tools.yaml:2:1: invalid YAML", None),
+    ],
+)
+def test_bad_configuration_is_a_config_error(
+    tmp_path: Path, text: str, message: str, hint: str | None
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".changelog-tools.yaml").write_text(text)
+    with pytest.raises(ConfigError) as info:
+        config.load_config(start=tmp_path)
+    assert message in info.value.message
+    assert info.value.hint == hint
+
+
+def test_the_committed_config_schema_and_docs_match_the_options() -> None:
+    schema_file = REPO_ROOT / "schemas" / "config.schema.json"
+    assert json.loads(schema_file.read_text()) == config.config_schema()
+    assert (REPO_ROOT / "docs" / "configuration.md").read_text() == config.render_docs()
+
+
+def test_every_option_default_satisfies_its_own_schema() -> None:
+    import jsonschema
+
+    defaults = {o.name: o.default for o in config.OPTIONS}
+    jsonschema.Draft202012Validator(config.config_schema()).validate(defaults)
+    assert set(config.field_names()) >= {o.attr for o in config.OPTIONS}
+
+
+def test_the_schemas_directory_is_the_one_shipped_in_the_package() -> None:
+    from importlib import resources
+
+    shipped = resources.files("changelog_tools").joinpath("schemas", "perf-changelog.schema.json")
+    assert shipped.read_text() == (REPO_ROOT / "schemas" / "perf-changelog.schema.json").read_text()
