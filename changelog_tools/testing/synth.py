@@ -94,7 +94,9 @@ def master_config(keys: list[str]) -> bytes:
     """A master config file defining ``keys`` with a minimal InferenceX-like body."""
     out = []
     for key in keys:
-        model, precision, runner, framework = (key.split("-", 3) + ["x", "x", "x", "x"])[:4]
+        parts = key.replace("*", "x").split("-")
+        model, precision, framework = parts[0], (parts[1:2] or ["fp8"])[0], parts[-1]
+        runner = "-".join(parts[2:-1]) or "gpu"
         out.append(
             f"{key}:\n"
             f"  image: example/{framework}:1.0\n"
