@@ -13,9 +13,9 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _util import INFERENCEX, console_script, report, time_command  # noqa: E402
+from _util import INFERENCEX, console_script, report, time_command
 
-from changelog_tools.testing import synth  # noqa: E402
+from changelog_tools.testing import synth
 
 
 def main() -> None:
@@ -40,9 +40,7 @@ def main() -> None:
         rows.append(("synthetic 10x file", big))
         results = []
         for label, path in rows:
-            result = time_command(
-                [exe, "validate", str(path)], repeat=args.repeat, expect=0
-            )
+            result = time_command([exe, "validate", str(path)], repeat=args.repeat, expect=0)
             report(f"validate {label}", path.stat().st_size, result)
             results.append(result["median"])
         print(f"ratio 10x / 1x (median): {results[1] / results[0]:.2f}")
