@@ -120,6 +120,11 @@ CONTINUES_HISTORY = _register(
 BASE_NO_FINAL_NEWLINE = _register(
     "CL113", "base-no-final-newline", "The base file does not end with a newline."
 )
+NOTHING_TO_SWEEP = _register(
+    "CL114",
+    "nothing-to-sweep",
+    "A pull request leaves the changelog unchanged: it appends nothing for CI to sweep.",
+)
 # -- pr-links ---------------------------------------------------------------------------------------
 WRONG_PR = _register("CL201", "wrong-pr", "An appended entry links to another pull request.")
 PLACEHOLDER_ON_MAIN = _register(
@@ -131,6 +136,61 @@ NEAR_MISS_LINK = _register(
 INVALID_LINK = _register("CL204", "invalid-link", "A pr-link is not a pull-request link.")
 BAD_CORRECTION = _register(
     "CL205", "bad-correction", "A pr-link correction does not produce a canonical link."
+)
+# -- config keys and master configs (check) -----------------------------------------------------
+UNKNOWN_CONFIG_KEY = _register(
+    "CL301", "unknown-config-key", "A config key of an appended entry is not a master-config key."
+)
+WILDCARD_NO_MATCH = _register(
+    "CL302", "wildcard-no-match", "A `*` config key of an appended entry matches no master key."
+)
+MASTER_DUPLICATE_KEY = _register(
+    "CL303", "master-duplicate-key", "A master-config key is defined more than once."
+)
+MASTER_KEY_WILDCARD = _register(
+    "CL304", "master-key-wildcard", "A master-config key contains `*` (reserved for wildcards)."
+)
+MASTER_INVALID = _register(
+    "CL305", "master-invalid", "A master config is not valid YAML or not a mapping."
+)
+MASTER_MISSING = _register("CL306", "master-missing", "A configured master config does not exist.")
+UNCOVERED_CONFIG_CHANGE = _register(
+    "CL307",
+    "uncovered-config-change",
+    "A master key the change adds or modifies is selected by no appended entry (warning).",
+)
+# -- append-only scope (check) -------------------------------------------------------------------
+APPEND_ONLY_MIXED = _register(
+    "CL401", "append-only-mixed", "Append-only and regular entries appended in one change."
+)
+APPEND_ONLY_NEW_CONFIG = _register(
+    "CL402", "append-only-new-config", "An append-only entry selects a config absent at the base."
+)
+APPEND_ONLY_UNSELECTED_CHANGED = _register(
+    "CL403",
+    "append-only-unselected-changed",
+    "An append-only change modifies a config its entries do not select.",
+)
+APPEND_ONLY_SCENARIO_SET = _register(
+    "CL404", "append-only-scenario-set", "An append-only change adds or removes a scenario."
+)
+APPEND_ONLY_OUT_OF_SCOPE = _register(
+    "CL405",
+    "append-only-out-of-scope",
+    "An append-only change modifies a scenario outside the entry's scenario-type.",
+)
+APPEND_ONLY_CONFIG_WIDE = _register(
+    "CL406",
+    "append-only-config-wide",
+    "An append-only change modifies config-wide fields of a config with unselected scenarios.",
+)
+APPEND_ONLY_ROW_REMOVED = _register(
+    "CL407",
+    "append-only-row-removed",
+    "An append-only change removes or modifies an existing search-space row.",
+)
+APPEND_ONLY_NOTHING_ADDED = _register(
+    "CL408", "append-only-nothing-added", "An append-only entry's selected configs are unchanged."
 )
 
 
