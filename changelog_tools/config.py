@@ -92,6 +92,40 @@ OPTIONS: tuple[Option, ...] = (
         "GitHub API base URL. Unset: `GITHUB_API_URL` from the environment, else the public API.",
     ),
     Option(
+        "github-retries",
+        4,
+        {"type": "integer", "minimum": 0, "maximum": 20},
+        "Extra attempts for a GitHub read (or idempotent write) after a 5xx answer, a "
+        "connection error or a timeout; then the command fails with exit 3.",
+    ),
+    Option(
+        "github-retry-backoff",
+        1.0,
+        {"type": "number", "minimum": 0, "maximum": 60},
+        "Seconds before the first GitHub retry; each further retry waits twice as long "
+        "(at most 30 s).",
+    ),
+    Option(
+        "github-rate-limit-wait",
+        300,
+        {"type": "number", "minimum": 0},
+        "Total seconds one command may spend waiting out GitHub rate limits (`Retry-After`, "
+        "`X-RateLimit-Reset`); a longer wait fails with exit 3 at once.",
+    ),
+    Option(
+        "github-timeout",
+        30,
+        {"type": "number", "exclusiveMinimum": 0},
+        "Seconds one GitHub API request may take.",
+    ),
+    Option(
+        "github-write-interval",
+        1.0,
+        {"type": "number", "minimum": 0},
+        "Seconds between two GitHub writes (comments, statuses, merges), as GitHub advises "
+        "against secondary rate limits. Reads are not spaced.",
+    ),
+    Option(
         "sweep-labels",
         [
             "sweep-enabled",
@@ -206,6 +240,11 @@ class Config:
     placeholders: tuple[str, ...]
     max_file_size: int
     github_api_url: str | None
+    github_retries: int
+    github_retry_backoff: float
+    github_rate_limit_wait: float
+    github_timeout: float
+    github_write_interval: float
     sweep_labels: tuple[str, ...]
     full_sweep_labels: tuple[str, ...]
     reuse_incompatible_labels: tuple[str, ...]
