@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from changelog_tools import appendonly, links, yamlload
 from changelog_tools import diagnostics as dx
 from changelog_tools import masterconfig as mc
 from changelog_tools.config import Config
-from changelog_tools.errors import UsageError
+from changelog_tools.errors import GitError, UsageError
 from changelog_tools.ledger import ENTRY_START
 
 MODES = ("pr", "main", "local")
@@ -401,3 +402,265 @@ def _link_kind(link: Any, config: Config) -> str | None:
         return None
     found = links.classify(link, repository=config.repository, placeholders=config.placeholders)
     return found.kind.value
+
+
+# -- gathering the inputs: GitHub Actions context, git refs, files -----------------------------
+
+
+@dataclass(frozen=True)
+class EventContext:
+    """What the GitHub Actions event says about the run: mode, PR number, refs to compare."""
+
+    mode: str
+    pr: int | None = None
+    base: str | None = None
+    head: str | None = None
+    source: str = ""
+
+
+_ZERO_SHA = "0" * 40
+
+
+def github_context(env: Mapping[str, str], *, main_branch: str) -> EventContext | None:
+    """Read ``GITHUB_EVENT_NAME``/``GITHUB_EVENT_PATH``; None outside GitHub Actions."""
+    import json
+
+    name = env.get("GITHUB_EVENT_NAME")
+    if not name:
+        return None
+    event: dict[str, Any] = {}
+    event_path = env.get("GITHUB_EVENT_PATH")
+    if event_path:
+        try:
+            loaded = json.loads(Path(event_path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot read the GitHub event file {event_path}: {exc}") from None
+        event = loaded if isinstance(loaded, dict) else {}
+    if name in ("pull_request", "pull_request_target"):
+        pull = event.get("pull_request") if isinstance(event.get("pull_request"), dict) else {}
+        assert isinstance(pull, dict)
+        number = pull.get("number", event.get("number"))
+        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+            raise UsageError(
+                f"GITHUB_EVENT_NAME is {name}, but the event file has no pull-request number",
+                hint="pass --pr N, or set GITHUB_EVENT_PATH to the event JSON",
+            )
+        head = pull.get("head") if isinstance(pull.get("head"), dict) else {}
+        assert isinstance(head, dict)
+        sha = head.get("sha") if isinstance(head.get("sha"), str) else None
+        return EventContext("pr", number, None, sha, f"{name} event for #{number}")
+    if name == "push":
+        ref = event.get("ref") or env.get("GITHUB_REF") or ""
+        after = event.get("after") or env.get("GITHUB_SHA")
+        before = event.get("before")
+        if ref == f"refs/heads/{main_branch}":
+            valid = isinstance(before, str) and before != _ZERO_SHA and len(before) >= 7
+            return EventContext(
+                "main",
+                None,
+                before if valid else None,
+                after if isinstance(after, str) else None,
+                f"push to {main_branch}",
+            )
+        return EventContext("local", source=f"push to {ref or 'a branch'}")
+    return EventContext("local", source=f"{name} event")
+
+
+@dataclass(frozen=True)
+class Request:
+    """Everything the `check` command line can say (None: use the default)."""
+
+    mode: str | None = None
+    pr: int | None = None
+    base_ref: str | None = None
+    head_ref: str | None = None
+    base_file: str | None = None
+    head_file: str | None = None
+    changelog: str | None = None
+    master_configs: tuple[str, ...] = ()
+    base_master_configs: tuple[str, ...] = ()
+    config_keys: bool = True
+    strict: bool = False
+
+
+def resolve_mode(request: Request, event: EventContext | None) -> tuple[str, int | None]:
+    """Explicit flags win over the GitHub event; with neither, local mode."""
+    if request.pr is not None:
+        if request.mode not in (None, "pr"):
+            raise UsageError(f"--pr cannot be combined with --{request.mode}")
+        return "pr", request.pr
+    if request.mode is not None:
+        if request.mode == "pr":
+            if event is not None and event.pr is not None:
+                return "pr", event.pr
+            raise UsageError("pull-request mode needs the pull request's number (--pr N)")
+        return request.mode, None
+    if event is not None:
+        return event.mode, event.pr
+    return "local", None
+
+
+def run_check(
+    request: Request,
+    config: Config,
+    *,
+    env: Mapping[str, str],
+    progress: Any = None,
+) -> CheckResult:
+    """Gather the bytes the request names (files or git refs) and run :func:`check_change`."""
+    say = progress or (lambda _msg: None)
+    event = github_context(env, main_branch=config.main_branch)
+    mode, pr = resolve_mode(request, event)
+    file_mode = request.head_file is not None or request.base_file is not None
+    if file_mode and (request.base_ref or request.head_ref):
+        raise UsageError("use either --base-file/--head-file or --base-ref/--head-ref, not both")
+    if file_mode:
+        return _run_files(request, config, mode=mode, pr=pr, say=say)
+    return _run_git(request, config, mode=mode, pr=pr, event=event, say=say)
+
+
+def _read(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a directory") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def _read_optional(path: str) -> bytes | None:
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def _run_files(
+    request: Request, config: Config, *, mode: str, pr: int | None, say: Any
+) -> CheckResult:
+    if request.head_file is None or request.base_file is None:
+        raise UsageError("file mode needs both --base-file and --head-file")
+    head = _read(request.head_file)
+    base = _read(request.base_file)
+    shown = display_path(Path(request.head_file), config)
+    masters_head: dict[str, bytes | None] | None = None
+    masters_base: dict[str, bytes | None] | None = None
+    if request.config_keys:
+        if request.master_configs:
+            paths = [Path(p) for p in request.master_configs]
+        else:
+            paths = [config.root / p for p in config.master_configs]
+        names = [display_path(p, config) for p in paths]
+        masters_head = {n: _read_optional(str(p)) for n, p in zip(names, paths, strict=True)}
+        if request.base_master_configs:
+            if len(request.base_master_configs) != len(paths):
+                raise UsageError(
+                    f"--base-master-config was given {len(request.base_master_configs)} times "
+                    f"for {len(paths)} master configs; give one per master config, in order"
+                )
+            masters_base = {
+                n: _read_optional(p)
+                for n, p in zip(names, request.base_master_configs, strict=True)
+            }
+    say(f"check: {request.base_file} -> {request.head_file}; {_mode_text(mode, pr)}")
+    return check_change(
+        base=base,
+        head=head,
+        config=config,
+        mode=mode,
+        pr=pr,
+        path=shown,
+        base_label=request.base_file,
+        masters_base=masters_base,
+        masters_head=masters_head,
+        strict=request.strict,
+    )
+
+
+def display_path(path: Path, config: Config) -> str:
+    """``path`` relative to the repository root when inside it, for stable diagnostics."""
+    try:
+        return str(path.resolve().relative_to(config.root.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _mode_text(mode: str, pr: int | None) -> str:
+    return {"pr": f"pull request #{pr}", "main": "main branch", "local": "local"}[mode]
+
+
+def _commit(repo: Any, ref: str) -> str:
+    sha: str | None = repo.try_rev_parse(ref)
+    if sha is None:
+        raise GitError(
+            f"unknown revision {ref!r} in {repo.path}",
+            hint="fetch it first (CI checkouts need `fetch-depth: 0`), or check the spelling",
+        )
+    return sha
+
+
+def _run_git(
+    request: Request,
+    config: Config,
+    *,
+    mode: str,
+    pr: int | None,
+    event: EventContext | None,
+    say: Any,
+) -> CheckResult:
+    from changelog_tools import gitrepo
+
+    repo = gitrepo.open_repo(config.root)
+    head_ref = request.head_ref or (event.head if event and event.head else None) or "HEAD"
+    head_sha = _commit(repo, head_ref)
+    how = ""
+    if request.base_ref:
+        base_sha = _commit(repo, request.base_ref)
+        base_ref = request.base_ref
+    elif mode == "main" and event is not None and event.mode == "main":
+        # A push to main: the pushed range, or the first parent when `before` is unusable
+        # (a new branch or a force push).
+        before = event.base and repo.try_rev_parse(event.base)
+        base_sha = before or repo.try_rev_parse(f"{head_sha}^") or head_sha
+        base_ref = event.base if before and event.base else f"{head_ref}^"
+        how = " (the push's previous tip)" if before else " (first parent)"
+    else:
+        base_sha = gitrepo.default_base(
+            repo, head=head_sha, main_branch=config.main_branch, remote=config.remote
+        )
+        base_ref = base_sha[:12]
+        how = f" (merge-base with {config.main_branch})"
+    changelog = request.changelog or config.changelog
+    head = repo.read_blob(head_sha, changelog)
+    if head is None:
+        raise UsageError(
+            f"{changelog} does not exist at {head_ref} ({head_sha[:12]})",
+            hint="pass --changelog-file PATH (relative to the repository root)",
+        )
+    base = repo.read_blob(base_sha, changelog)
+    masters_head: dict[str, bytes | None] | None = None
+    masters_base: dict[str, bytes | None] | None = None
+    if request.config_keys:
+        paths = list(request.master_configs or config.master_configs)
+        masters_head = {p: repo.read_blob(head_sha, p) for p in paths}
+        masters_base = {p: repo.read_blob(base_sha, p) for p in paths}
+    say(
+        f"check: {changelog} at {base_ref}{how} -> {head_ref} ({head_sha[:12]}); "
+        f"{_mode_text(mode, pr)}"
+    )
+    return check_change(
+        base=base,
+        head=head,
+        config=config,
+        mode=mode,
+        pr=pr,
+        path=changelog,
+        base_label=f"{changelog}@{base_ref}",
+        masters_base=masters_base,
+        masters_head=masters_head,
+        strict=request.strict,
+    )
