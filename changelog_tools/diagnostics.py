@@ -192,6 +192,50 @@ APPEND_ONLY_ROW_REMOVED = _register(
 APPEND_ONLY_NOTHING_ADDED = _register(
     "CL408", "append-only-nothing-added", "An append-only entry's selected configs are unchanged."
 )
+# -- canonicalize / resolve / merge driver -------------------------------------------------------
+UNEXPECTED_LINK = _register(
+    "CL501",
+    "unexpected-link",
+    "An appended pr-link is neither a placeholder nor this pull request's link.",
+)
+NEAR_MISS_PLACEHOLDER = _register(
+    "CL502",
+    "near-miss-placeholder",
+    "An appended pr-link is almost a placeholder; canonicalized only with --fix-near-misses.",
+)
+NEAR_MISS_FIXED = _register(
+    "CL503", "near-miss-fixed", "A near-miss pr-link was canonicalized (--fix-near-misses)."
+)
+LINK_LINE = _register(
+    "CL504", "link-line", "An entry's pr-link is not written on exactly one `  pr-link:` line."
+)
+RESULT_INVALID = _register(
+    "CL505", "result-invalid", "The rewritten or resolved file would not pass `check`."
+)
+NOT_AN_APPEND = _register(
+    "CL506", "not-an-append", "The change is not a valid append, so it cannot be canonicalized."
+)
+PR_REWROTE_HISTORY = _register(
+    "CL510", "pr-rewrote-history", "The PR side changed existing entries or history bytes."
+)
+NOTHING_REMAINS = _register(
+    "CL511", "nothing-remains", "Nothing of the PR's change remains after merging main."
+)
+MISSING_STAGE = _register(
+    "CL512", "missing-stage", "A side of the conflict (index stage or file) is missing."
+)
+CORRECTION_CONFLICT = _register(
+    "CL513", "correction-conflict", "Main changed an entry the PR's pr-link correction touches."
+)
+MAIN_SIDE_INVALID = _register(
+    "CL514", "main-side-invalid", "Main's side (or the merge-base) cannot be used as it is."
+)
+PR_SIDE_INVALID = _register(
+    "CL515", "pr-side-invalid", "The entries the PR appended are not valid."
+)
+SIDE_UNKNOWN = _register(
+    "CL516", "side-unknown", "Which side of the conflict is main could not be determined."
+)
 
 
 @dataclass(frozen=True)
