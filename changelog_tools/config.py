@@ -205,6 +205,19 @@ OPTIONS: tuple[Option, ...] = (
         "Seconds the merge flow waits for checks on the pushed commit.",
     ),
     Option(
+        "check-poll-interval",
+        10,
+        {"type": "number", "exclusiveMinimum": 0},
+        "Seconds between two looks at the checks while the merge flow waits.",
+    ),
+    Option(
+        "required-checks",
+        [],
+        _STR_LIST,
+        "Check-run names or status contexts the merge flow requires on the pushed commit, "
+        "besides `changelog-check-name` (every other reported check must pass too).",
+    ),
+    Option(
         "drift-paths",
         ["configs/*-master.yaml", "benchmarks/**", "runners/**", "utils/matrix_logic/**"],
         _STR_LIST,
@@ -254,6 +267,8 @@ class Config:
     result_artifacts: tuple[str, ...]
     changelog_check_name: str
     check_timeout: int
+    check_poll_interval: float
+    required_checks: tuple[str, ...]
     drift_paths: tuple[str, ...]
     skip_sweep_marker: str
     merge_driver_name: str
