@@ -115,8 +115,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "github-timeout",
         30,
-        {"type": "number", "exclusiveMinimum": 0},
-        "Seconds one GitHub API request may take.",
+        {"type": "integer", "minimum": 1},
+        "Whole seconds one GitHub API request may take (connect and each read).",
     ),
     Option(
         "github-write-interval",
@@ -256,7 +256,7 @@ class Config:
     github_retries: int
     github_retry_backoff: float
     github_rate_limit_wait: float
-    github_timeout: float
+    github_timeout: int
     github_write_interval: float
     sweep_labels: tuple[str, ...]
     full_sweep_labels: tuple[str, ...]

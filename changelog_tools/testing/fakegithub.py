@@ -1,0 +1,1316 @@
+"""A stateful fake of the GitHub REST API, served over real HTTP on 127.0.0.1.
+
+Tests (and the demo) set up plain Python objects (pull requests, comments, workflow runs,
+artifacts, check runs, statuses) and point the tool at :attr:`FakeGitHub.base_url`. The fake
+answers the routes the tool uses the way GitHub does, with the details clients depend on:
+
+- every ``url``/``*_url`` field and every ``Link`` header is built from the one ``base_url``
+  (PyGithub refuses absolute URLs whose host, port or path prefix differ);
+- lists are paginated with ``page``/``per_page`` and exact ``Link: <...>; rel="next"`` headers;
+- every request is logged (:attr:`FakeGitHub.log`) so tests can count them, and a request no
+  route answers is a 404 recorded in :attr:`FakeGitHub.unhandled`;
+- faults can be injected per route: 5xx n times (optionally after applying the request, as a
+  lost response), primary/secondary rate limits with their headers, and stalls.
+
+Tied to a bare git repository (``git_origin``), pull-request head SHAs, commit lists and
+mergeability come from real refs, and ``PUT /pulls/N/merge`` squashes for real with
+``git merge-tree --write-tree``, ``commit-tree`` and a compare-and-swap ``update-ref``. Like
+GitHub, that merge ignores merge drivers named in ``.gitattributes``.
+
+Command line (for the demo): ``python -m changelog_tools.testing.fakegithub --state FILE``
+serves the JSON state file and prints its base URL on the first line of stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import itertools
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from typing import Any, ClassVar
+
+from changelog_tools.gitrepo import GIT_LOCAL_VARS
+
+_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+def stamp(minutes: int) -> str:
+    """An ISO timestamp ``minutes`` after 2024-01-01T00:00:00Z (the fake's clock)."""
+    return (_EPOCH + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def fake_sha(*parts: object) -> str:
+    """A deterministic 40-hex SHA for test data."""
+    return hashlib.sha1("\0".join(map(str, parts)).encode()).hexdigest()
+
+
+# ----------------------------------------------------------------------------------------------
+# state: plain mutable records a test sets up and inspects
+
+
+@dataclass
+class FakeCommit:
+    sha: str
+    message: str = ""
+    parents: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FakePull:
+    number: int
+    head_ref: str
+    head_sha: str = ""  # with a git origin: read from refs/heads/<head_ref> while open
+    base_ref: str = "main"
+    base_sha: str = ""  # with a git origin: read from refs/heads/<base_ref> while open
+    state: str = "open"
+    draft: bool = False
+    title: str = ""
+    body: str = ""
+    author: str = "alice"
+    labels: list[str] = field(default_factory=list)
+    head_repo: str | None = None  # a fork's OWNER/NAME; None: the repository itself
+    fork_deleted: bool = False
+    merged: bool = False
+    merged_at: str | None = None
+    merge_commit_sha: str | None = None
+    mergeable: bool | None = True
+    commits: list[FakeCommit] = field(default_factory=list)  # default: just the head
+    files: list[dict[str, Any]] = field(default_factory=list)
+    merge_request: dict[str, Any] | None = None  # the body of the merge call that succeeded
+
+
+@dataclass
+class FakeComment:
+    id: int
+    issue: int
+    body: str
+    login: str = "alice"
+    association: str = "MEMBER"
+    created_at: str = ""
+    updated_at: str = ""
+
+
+@dataclass
+class FakeReview:
+    id: int
+    pull: int
+    login: str = "alice"
+    association: str = "MEMBER"
+    state: str = "COMMENTED"
+    body: str = ""
+    commit_id: str = ""
+    submitted_at: str = ""
+
+
+@dataclass
+class FakeReviewComment:
+    id: int
+    pull: int
+    body: str
+    login: str = "alice"
+    association: str = "MEMBER"
+    path: str = ""
+    line: int | None = None
+    commit_id: str = ""
+    review_id: int | None = None
+
+
+@dataclass
+class FakeCheckRun:
+    id: int
+    head_sha: str
+    name: str
+    status: str = "completed"
+    conclusion: str | None = "success"
+    started_at: str = ""
+    completed_at: str | None = None
+
+
+@dataclass
+class FakeStatus:
+    id: int
+    sha: str
+    state: str
+    context: str = "default"
+    description: str | None = None
+    target_url: str | None = None
+    created_at: str = ""
+
+
+@dataclass
+class FakeArtifact:
+    id: int
+    name: str
+    expired: bool = False
+    size_in_bytes: int = 1024
+
+
+@dataclass
+class FakeWorkflow:
+    id: int
+    file: str
+    name: str = ""
+    path: str = ""  # default .github/workflows/<file>
+    state: str = "active"
+
+
+@dataclass
+class FakeRun:
+    id: int
+    workflow: str  # the workflow's file name
+    head_sha: str
+    event: str = "pull_request"
+    status: str = "completed"
+    conclusion: str | None = "success"
+    head_branch: str = ""
+    run_attempt: int = 1
+    run_number: int = 0
+    created_at: str = ""
+    path: str = ""  # default: the workflow's path
+    artifacts: list[FakeArtifact] = field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------------------------
+# requests, responses, faults
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request as the fake saw it; ``path`` is relative to the API prefix."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any
+    headers: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Fault:
+    """Answer matching requests with ``status`` (None: answer normally) after ``delay`` seconds.
+
+    ``times`` None means every matching request; ``apply`` runs the real handler first, so the
+    state changes but the client sees the fault (a response lost on the way back).
+    """
+
+    method: str | None
+    pattern: str
+    status: int | None = 502
+    times: int | None = 1
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    apply: bool = False
+
+    def matches(self, request: Request) -> bool:
+        return (self.method is None or self.method == request.method) and bool(
+            re.search(self.pattern, request.path)
+        )
+
+
+def _not_found() -> Response:
+    return Response(
+        404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}
+    )
+
+
+def _error(status: int, message: str) -> Response:
+    return Response(status, {"message": message, "documentation_url": "https://docs.github.com"})
+
+
+# ----------------------------------------------------------------------------------------------
+# the optional real git origin
+
+
+class GitOrigin:
+    """A bare repository standing in for GitHub's copy of the code."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def _env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in GIT_LOCAL_VARS}
+        env.update(extra or {})
+        return env
+
+    def git(
+        self, *args: str, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["git", "--git-dir", str(self.path), *args],
+            capture_output=True,
+            text=True,
+            env=self._env(env),
+            check=False,
+        )
+
+    def _out(self, *args: str) -> str:
+        proc = self.git(*args)
+        if proc.returncode != 0:
+            raise RuntimeError(f"git {' '.join(args)} failed: {proc.stderr.strip()}")
+        return proc.stdout.strip()
+
+    def resolve(self, ref: str) -> str | None:
+        proc = self.git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+        return proc.stdout.strip() if proc.returncode == 0 else None
+
+    def set_ref(self, ref: str, sha: str) -> None:
+        self._out("update-ref", ref, sha)
+
+    def commits(self, base: str, head: str) -> list[FakeCommit]:
+        """Commits reachable from ``head`` but not ``base``, oldest first (GitHub's PR list)."""
+        out = self._out("log", "--reverse", "--format=%H%x1f%P%x1f%B%x1e", f"{base}..{head}")
+        commits = []
+        for record in out.split("\x1e"):
+            record = record.strip("\n")
+            if not record:
+                continue
+            sha, parents, message = record.split("\x1f", 2)
+            commits.append(FakeCommit(sha, message.strip(), parents.split()))
+        return commits
+
+    def merge_tree(self, base: str, head: str) -> str | None:
+        """The tree of merging ``head`` into ``base``, or None when they conflict."""
+        proc = self.git("merge-tree", "--write-tree", "--no-messages", base, head)
+        if proc.returncode == 1:
+            return None
+        if proc.returncode != 0:
+            raise RuntimeError(f"git merge-tree failed: {proc.stderr.strip()}")
+        return proc.stdout.split("\n", 1)[0].strip()
+
+    def squash(
+        self, base_ref: str, head: str, *, title: str, message: str, author: str
+    ) -> tuple[str, str] | None:
+        """Squash ``head`` onto ``base_ref``; return (old base, new commit) or None on conflict."""
+        ref = f"refs/heads/{base_ref}"
+        base = self.resolve(ref)
+        if base is None:
+            raise RuntimeError(f"the git origin has no branch {base_ref}")
+        tree = self.merge_tree(base, head)
+        if tree is None:
+            return None
+        identity = {
+            "GIT_AUTHOR_NAME": author,
+            "GIT_AUTHOR_EMAIL": f"{author}@users.noreply.github.invalid",
+            "GIT_COMMITTER_NAME": "GitHub",
+            "GIT_COMMITTER_EMAIL": "noreply@github.invalid",
+        }
+        text = title + (f"\n\n{message}" if message else "")
+        proc = self.git("commit-tree", tree, "-p", base, "-m", text, env=identity)
+        if proc.returncode != 0:
+            raise RuntimeError(f"git commit-tree failed: {proc.stderr.strip()}")
+        new = proc.stdout.strip()
+        # compare-and-swap: fails if the branch moved since we read it
+        self._out("update-ref", ref, new, base)
+        return base, new
+
+
+# ----------------------------------------------------------------------------------------------
+# the fake
+
+Handler = Callable[..., Response]
+_ROUTES: list[tuple[str, re.Pattern[str], str]] = []
+
+
+def route(method: str, pattern: str) -> Callable[[Handler], Handler]:
+    """Register a handler for ``method`` and a path (relative to /repos/OWNER/NAME when it
+    starts with ``/repos``)."""
+
+    def register(func: Handler) -> Handler:
+        _ROUTES.append((method, re.compile(pattern), func.__name__))
+        return func
+
+    return register
+
+
+_R = r"/repos/(?P<repo>[^/]+/[^/]+)"
+
+
+class FakeGitHub:
+    """The fake server and its state. Use as a context manager, or call start()/stop()."""
+
+    DEFAULT_PAGE: ClassVar[int] = 30
+
+    def __init__(
+        self,
+        repository: str = "octo/widgets",
+        *,
+        prefix: str = "/api/v3",
+        host: str = "127.0.0.1",
+        git_origin: Path | None = None,
+        token: str | None = None,
+        actor: str = "maintainer",
+        actor_association: str = "MEMBER",
+    ) -> None:
+        self.repository = repository
+        self.prefix = prefix.rstrip("/")
+        self.host = host
+        self.git = GitOrigin(git_origin) if git_origin is not None else None
+        self.token = token  # when set, requests must carry it
+        self.actor = actor  # who the token belongs to: author of comments the tool posts
+        self.actor_association = actor_association
+        self.pulls: dict[int, FakePull] = {}
+        self.comments: dict[int, FakeComment] = {}
+        self.reviews: list[FakeReview] = []
+        self.review_comments: list[FakeReviewComment] = []
+        self.check_runs: list[FakeCheckRun] = []
+        self.statuses: list[FakeStatus] = []
+        self.workflows: dict[str, FakeWorkflow] = {}
+        self.runs: dict[int, FakeRun] = {}
+        self.commit_pulls: dict[str, list[int]] = {}  # explicit commit -> PR numbers
+        self.log: list[Request] = []
+        self.unhandled: list[tuple[str, str]] = []
+        self.faults: list[Fault] = []
+        self._ids = itertools.count(1001)
+        self._minutes = itertools.count(1)
+        self._lock = threading.RLock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self.base_url = ""
+        self.root_url = ""
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def start(self, port: int = 0) -> FakeGitHub:
+        """Listen on ``host:port`` (0: any free port) in a background thread."""
+        fake = self
+
+        class _Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, like the real API
+            disable_nagle_algorithm = True  # else each keep-alive answer waits ~40 ms
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def _serve(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                status, headers, payload = fake.handle(
+                    self.command, self.path, {k: v for k, v in self.headers.items()}, raw
+                )
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(payload)
+
+            do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
+
+        server = ThreadingHTTPServer((self.host, port), _Handler)
+        server.daemon_threads = True
+        self._server = server
+        self.root_url = f"http://{self.host}:{server.server_address[1]}"
+        self.base_url = self.root_url + self.prefix
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeGitHub:
+        return self.start() if self._server is None else self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- setting up state -----------------------------------------------------------------------
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    def now(self) -> str:
+        """The next tick of the fake's clock (strictly increasing timestamps)."""
+        return stamp(next(self._minutes))
+
+    def add_pull(self, number: int, head_ref: str, **fields: Any) -> FakePull:
+        pull = FakePull(number, head_ref, **fields)
+        self.pulls[number] = pull
+        return pull
+
+    def add_comment(
+        self, issue: int, body: str, login: str = "alice", association: str = "MEMBER"
+    ) -> FakeComment:
+        when = self.now()
+        comment = FakeComment(self.next_id(), issue, body, login, association, when, when)
+        self.comments[comment.id] = comment
+        return comment
+
+    def add_workflow(
+        self, file: str, name: str = "", workflow_id: int | None = None
+    ) -> FakeWorkflow:
+        wf = FakeWorkflow(workflow_id or self.next_id(), file, name or file)
+        self.workflows[file] = wf
+        return wf
+
+    def add_run(
+        self,
+        workflow: str,
+        head_sha: str,
+        *,
+        artifacts: list[str | tuple[str, bool]] | None = None,
+        **fields: Any,
+    ) -> FakeRun:
+        """Add a run; ``artifacts`` are names, or (name, expired) pairs."""
+        if workflow not in self.workflows:
+            self.add_workflow(workflow)
+        run_id = fields.pop("id", None) or self.next_id()
+        fields.setdefault("created_at", self.now())
+        fields.setdefault("run_number", len(self.runs) + 1)
+        run = FakeRun(run_id, workflow, head_sha, **fields)
+        for item in artifacts or []:
+            name, expired = (item, False) if isinstance(item, str) else item
+            run.artifacts.append(FakeArtifact(self.next_id(), name, expired))
+        self.runs[run_id] = run
+        return run
+
+    def add_check_run(self, head_sha: str, name: str, **fields: Any) -> FakeCheckRun:
+        fields.setdefault("started_at", self.now())
+        check = FakeCheckRun(self.next_id(), head_sha, name, **fields)
+        self.check_runs.append(check)
+        return check
+
+    def add_status(
+        self, sha: str, state: str, context: str = "default", **fields: Any
+    ) -> FakeStatus:
+        status = FakeStatus(self.next_id(), sha, state, context, created_at=self.now(), **fields)
+        self.statuses.append(status)
+        return status
+
+    def add_review(self, pull: int, **fields: Any) -> FakeReview:
+        fields.setdefault("submitted_at", self.now())
+        review = FakeReview(self.next_id(), pull, **fields)
+        self.reviews.append(review)
+        return review
+
+    # -- faults ---------------------------------------------------------------------------------
+
+    def fault(self, fault: Fault) -> Fault:
+        with self._lock:
+            self.faults.append(fault)
+        return fault
+
+    def fail(
+        self,
+        method: str | None,
+        pattern: str,
+        status: int = 502,
+        *,
+        times: int | None = 1,
+        apply: bool = False,
+        message: str | None = None,
+    ) -> Fault:
+        """Answer ``status`` to the next ``times`` matching requests (None: all of them)."""
+        body = {"message": message or f"injected {status}"}
+        return self.fault(Fault(method, pattern, status, times, body, apply=apply))
+
+    def rate_limit(
+        self,
+        method: str | None,
+        pattern: str,
+        *,
+        kind: str = "secondary",
+        retry_after: float | None = None,
+        reset_in: float | None = None,
+        times: int | None = 1,
+    ) -> Fault:
+        """Answer like GitHub's ``primary`` (403), ``secondary`` (403) or ``429`` rate limits."""
+        headers: dict[str, str] = {}
+        if kind == "primary":
+            status, message = 403, "API rate limit exceeded for installation ID 1."
+            headers["X-RateLimit-Remaining"] = "0"
+            headers["X-RateLimit-Reset"] = str(int(time.time() + (reset_in or 3600)))
+        elif kind == "secondary":
+            status = 403
+            message = (
+                "You have exceeded a secondary rate limit. Please wait a few minutes before "
+                "you try again."
+            )
+        elif kind == "429":
+            status, message = 429, "API rate limit exceeded"
+        else:
+            raise ValueError(f"unknown rate limit kind {kind!r}")
+        if retry_after is not None:
+            headers["Retry-After"] = f"{retry_after:g}"
+        return self.fault(Fault(method, pattern, status, times, {"message": message}, headers))
+
+    def stall(self, method: str | None, pattern: str, seconds: float, *, times: int = 1) -> Fault:
+        """Delay the answer to the next ``times`` matching requests by ``seconds``."""
+        return self.fault(Fault(method, pattern, None, times, delay=seconds))
+
+    def _take_fault(self, request: Request) -> Fault | None:
+        for fault in self.faults:
+            if fault.matches(request):
+                if fault.times is not None:
+                    fault.times -= 1
+                    if fault.times <= 0:
+                        self.faults.remove(fault)
+                return fault
+        return None
+
+    # -- request log ----------------------------------------------------------------------------
+
+    def requests(self, method: str | None = None, pattern: str | None = None) -> list[Request]:
+        """Logged requests, optionally filtered by method and a regex searched in the path."""
+        with self._lock:
+            return [
+                r
+                for r in self.log
+                if (method is None or r.method == method)
+                and (pattern is None or re.search(pattern, r.path))
+            ]
+
+    def count(self, method: str | None = None, pattern: str | None = None) -> int:
+        return len(self.requests(method, pattern))
+
+    # -- HTTP -----------------------------------------------------------------------------------
+
+    def api(self, path: str) -> str:
+        """Absolute API URL of ``path``, built from the exact base URL."""
+        return self.base_url + path
+
+    def html(self, path: str) -> str:
+        return f"{self.root_url}/{self.repository}{path}"
+
+    def handle(
+        self, method: str, target: str, headers: dict[str, str], raw: bytes
+    ) -> tuple[int, dict[str, str], bytes]:
+        """Answer one request: (status, headers, body bytes)."""
+        split = urllib.parse.urlsplit(target)
+        query = {k: v[-1] for k, v in urllib.parse.parse_qs(split.query).items()}
+        inside = split.path.startswith(self.prefix + "/") or split.path == self.prefix
+        rel = split.path[len(self.prefix) :] if inside else split.path
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        request = Request(method, rel, query, body, dict(headers))
+        with self._lock:
+            self.log.append(request)
+            fault = self._take_fault(request)
+        if fault is not None and fault.delay:
+            time.sleep(fault.delay)
+        if fault is not None and fault.status is not None and not fault.apply:
+            return self._encode(Response(fault.status, fault.body, fault.headers))
+        response = self._answer(request, inside, headers)
+        if fault is not None and fault.status is not None:
+            response = Response(fault.status, fault.body, fault.headers)
+        return self._encode(response)
+
+    def _answer(self, request: Request, inside: bool, headers: dict[str, str]) -> Response:
+        if self.token is not None:
+            auth = next((v for k, v in headers.items() if k.lower() == "authorization"), "")
+            if auth.split(" ", 1)[-1] != self.token:
+                return _error(401, "Bad credentials")
+        if not inside:
+            self.unhandled.append((request.method, request.path))
+            return _not_found()
+        with self._lock:
+            for method, pattern, name in _ROUTES:
+                match = pattern.fullmatch(request.path)
+                if method != request.method or match is None:
+                    continue
+                groups = match.groupdict()
+                repo = groups.pop("repo", None)
+                if repo is not None and repo.lower() != self.repository.lower():
+                    break
+                handler: Handler = getattr(self, name)
+                return handler(request, **groups)
+            self.unhandled.append((request.method, request.path))
+            return _not_found()
+
+    def _encode(self, response: Response) -> tuple[int, dict[str, str], bytes]:
+        payload = b"" if response.body is None else json.dumps(response.body).encode()
+        merged: dict[str, tuple[str, str]] = {}
+        defaults = {
+            "Content-Type": "application/json; charset=utf-8",
+            "X-RateLimit-Limit": "5000",
+            "X-RateLimit-Remaining": "4999",
+            "X-RateLimit-Reset": str(int(time.time()) + 3600),
+            "X-RateLimit-Resource": "core",
+        }
+        # A fault's header replaces the default of the same name rather than adding a second
+        # copy: a duplicated X-RateLimit-Reset reaches clients joined as "a, b".
+        for name, value in [*defaults.items(), *response.headers.items()]:
+            merged[name.lower()] = (name, value)
+        merged["content-length"] = ("Content-Length", str(len(payload)))
+        return response.status, dict(merged.values()), payload
+
+    def _page(self, request: Request, items: list[Any], key: str | None = None) -> Response:
+        try:
+            per_page = max(1, min(100, int(request.query.get("per_page", self.DEFAULT_PAGE))))
+            page = max(1, int(request.query.get("page", "1")))
+        except ValueError:
+            return _error(422, "page and per_page must be integers")
+        last = max(1, -(-len(items) // per_page))
+        chunk = items[(page - 1) * per_page : page * per_page]
+
+        def link(number: int) -> str:
+            query = dict(request.query, page=str(number), per_page=str(per_page))
+            return f"<{self.api(request.path)}?{urllib.parse.urlencode(query)}>"
+
+        rels = []
+        if page < last:
+            rels += [f'{link(page + 1)}; rel="next"', f'{link(last)}; rel="last"']
+        if page > 1:
+            rels += [f'{link(1)}; rel="first"', f'{link(page - 1)}; rel="prev"']
+        body = chunk if key is None else {"total_count": len(items), key: chunk}
+        return Response(200, body, {"Link": ", ".join(rels)} if rels else {})
+
+    # -- JSON of each object --------------------------------------------------------------------
+
+    def user_json(self, login: str) -> dict[str, Any]:
+        kind = "Bot" if login.endswith("[bot]") else "User"
+        return {"login": login, "type": kind, "url": self.api(f"/users/{login}")}
+
+    def _repo_json(self, full: str) -> dict[str, Any]:
+        return {
+            "full_name": full,
+            "name": full.split("/")[-1],
+            "url": self.api(f"/repos/{full}"),
+            "html_url": f"{self.root_url}/{full}",
+            "default_branch": "main",
+        }
+
+    def head_sha(self, pull: FakePull) -> str:
+        """The PR's head: from the git origin while open, else as recorded."""
+        if self.git is not None and pull.state == "open":
+            sha = None
+            if pull.head_repo is None:
+                sha = self.git.resolve(f"refs/heads/{pull.head_ref}")
+            sha = sha or self.git.resolve(f"refs/pull/{pull.number}/head")
+            if sha:
+                if pull.head_sha != sha:
+                    # GitHub keeps refs/pull/N/head following the branch
+                    self.git.set_ref(f"refs/pull/{pull.number}/head", sha)
+                pull.head_sha = sha
+        return pull.head_sha
+
+    def base_sha(self, pull: FakePull) -> str:
+        if self.git is not None and pull.state == "open":
+            pull.base_sha = self.git.resolve(f"refs/heads/{pull.base_ref}") or pull.base_sha
+        return pull.base_sha
+
+    def pull_commits(self, pull: FakePull) -> list[FakeCommit]:
+        if self.git is not None and pull.state == "open":
+            head, base = self.head_sha(pull), self.base_sha(pull)
+            if head and base:
+                return self.git.commits(base, head)
+        return pull.commits or [FakeCommit(self.head_sha(pull))]
+
+    def _mergeable(self, pull: FakePull, head: str, base: str) -> bool | None:
+        if pull.state != "open":
+            return None
+        if self.git is not None and pull.mergeable is not False and head and base:
+            return self.git.merge_tree(base, head) is not None
+        return pull.mergeable
+
+    def pull_json(self, pull: FakePull) -> dict[str, Any]:
+        full, n = self.repository, pull.number
+        head_full = pull.head_repo or full
+        head, base = self.head_sha(pull), self.base_sha(pull)
+        mergeable = self._mergeable(pull, head, base)
+        return {
+            "url": self.api(f"/repos/{full}/pulls/{n}"),
+            "html_url": self.html(f"/pull/{n}"),
+            "issue_url": self.api(f"/repos/{full}/issues/{n}"),
+            "commits_url": self.api(f"/repos/{full}/pulls/{n}/commits"),
+            "comments_url": self.api(f"/repos/{full}/issues/{n}/comments"),
+            "statuses_url": self.api(f"/repos/{full}/statuses/{head}"),
+            "id": 10_000 + n,
+            "number": n,
+            "state": pull.state,
+            "draft": pull.draft,
+            "title": pull.title,
+            "body": pull.body,
+            "user": self.user_json(pull.author),
+            "labels": [{"name": name, "url": self.api(f"/labels/{name}")} for name in pull.labels],
+            "merged": pull.merged,
+            "merged_at": pull.merged_at,
+            "closed_at": pull.merged_at,
+            "merge_commit_sha": pull.merge_commit_sha,
+            "mergeable": mergeable,
+            "mergeable_state": {True: "clean", False: "dirty", None: "unknown"}[mergeable],
+            "head": {
+                "ref": pull.head_ref,
+                "sha": head,
+                "label": f"{head_full.split('/')[0]}:{pull.head_ref}",
+                "repo": None if pull.fork_deleted else self._repo_json(head_full),
+            },
+            "base": {
+                "ref": pull.base_ref,
+                "sha": base,
+                "label": f"{full.split('/')[0]}:{pull.base_ref}",
+                "repo": self._repo_json(full),
+            },
+        }
+
+    def comment_json(self, c: FakeComment) -> dict[str, Any]:
+        full = self.repository
+        return {
+            "id": c.id,
+            "url": self.api(f"/repos/{full}/issues/comments/{c.id}"),
+            "html_url": self.html(f"/pull/{c.issue}#issuecomment-{c.id}"),
+            "issue_url": self.api(f"/repos/{full}/issues/{c.issue}"),
+            "body": c.body,
+            "user": self.user_json(c.login),
+            "author_association": c.association,
+            "created_at": c.created_at,
+            "updated_at": c.updated_at or c.created_at,
+        }
+
+    def commit_json(self, commit: FakeCommit) -> dict[str, Any]:
+        full = self.repository
+        return {
+            "sha": commit.sha,
+            "url": self.api(f"/repos/{full}/commits/{commit.sha}"),
+            "html_url": self.html(f"/commit/{commit.sha}"),
+            "commit": {
+                "message": commit.message,
+                "author": {"name": "Test", "email": "test@example.invalid", "date": stamp(0)},
+            },
+            "parents": [
+                {"sha": p, "url": self.api(f"/repos/{full}/commits/{p}")} for p in commit.parents
+            ],
+        }
+
+    def workflow_json(self, wf: FakeWorkflow) -> dict[str, Any]:
+        return {
+            "id": wf.id,
+            "name": wf.name or wf.file,
+            "path": wf.path or f".github/workflows/{wf.file}",
+            "state": wf.state,
+            "url": self.api(f"/repos/{self.repository}/actions/workflows/{wf.id}"),
+            "html_url": self.html(f"/actions/workflows/{wf.file}"),
+        }
+
+    def run_json(self, run: FakeRun) -> dict[str, Any]:
+        full = self.repository
+        wf = self.workflows.get(run.workflow)
+        path = run.path or (wf.path if wf and wf.path else f".github/workflows/{run.workflow}")
+        return {
+            "id": run.id,
+            "name": (wf.name if wf else "") or run.workflow,
+            "path": path,
+            "event": run.event,
+            "status": run.status,
+            "conclusion": run.conclusion,
+            "head_sha": run.head_sha,
+            "head_branch": run.head_branch,
+            "run_attempt": run.run_attempt,
+            "run_number": run.run_number,
+            "created_at": run.created_at,
+            "workflow_id": wf.id if wf else None,
+            "url": self.api(f"/repos/{full}/actions/runs/{run.id}"),
+            "html_url": self.html(f"/actions/runs/{run.id}"),
+            "artifacts_url": self.api(f"/repos/{full}/actions/runs/{run.id}/artifacts"),
+            "jobs_url": self.api(f"/repos/{full}/actions/runs/{run.id}/jobs"),
+            "workflow_url": self.api(f"/repos/{full}/actions/workflows/{wf.id if wf else 0}"),
+            "pull_requests": [],
+        }
+
+    def artifact_json(self, a: FakeArtifact) -> dict[str, Any]:
+        full = self.repository
+        return {
+            "id": a.id,
+            "name": a.name,
+            "expired": a.expired,
+            "size_in_bytes": a.size_in_bytes,
+            "url": self.api(f"/repos/{full}/actions/artifacts/{a.id}"),
+            "archive_download_url": self.api(f"/repos/{full}/actions/artifacts/{a.id}/zip"),
+        }
+
+    def check_run_json(self, c: FakeCheckRun) -> dict[str, Any]:
+        full = self.repository
+        return {
+            "id": c.id,
+            "name": c.name,
+            "status": c.status,
+            "conclusion": c.conclusion,
+            "head_sha": c.head_sha,
+            "started_at": c.started_at,
+            "completed_at": c.completed_at,
+            "url": self.api(f"/repos/{full}/check-runs/{c.id}"),
+            "html_url": self.html(f"/runs/{c.id}"),
+            "details_url": self.html(f"/runs/{c.id}"),
+        }
+
+    def status_json(self, s: FakeStatus) -> dict[str, Any]:
+        return {
+            "id": s.id,
+            "state": s.state,
+            "context": s.context,
+            "description": s.description,
+            "target_url": s.target_url,
+            "created_at": s.created_at,
+            "updated_at": s.created_at,
+            "url": self.api(f"/repos/{self.repository}/statuses/{s.sha}"),
+        }
+
+    def _workflow(self, ref: str) -> FakeWorkflow | None:
+        if ref in self.workflows:
+            return self.workflows[ref]
+        return next((w for w in self.workflows.values() if str(w.id) == ref), None)
+
+    def _find_pull(self, number: str) -> FakePull | None:
+        return self.pulls.get(int(number))
+
+    # -- routes ---------------------------------------------------------------------------------
+
+    @route("GET", r"/user")
+    def _get_user(self, request: Request) -> Response:
+        return Response(200, self.user_json(self.actor))
+
+    @route("GET", r"/users/(?P<login>[^/]+)")
+    def _get_login(self, request: Request, login: str) -> Response:
+        return Response(200, self.user_json(login))
+
+    @route("GET", _R)
+    def _get_repo(self, request: Request) -> Response:
+        return Response(200, self._repo_json(self.repository))
+
+    @route("GET", _R + r"/pulls")
+    def _list_pulls(self, request: Request) -> Response:
+        state = request.query.get("state", "open")
+        base = request.query.get("base")
+        head = request.query.get("head")
+        items = [
+            self.pull_json(p)
+            for p in sorted(self.pulls.values(), key=lambda p: -p.number)
+            if (state == "all" or p.state == state)
+            and (base is None or p.base_ref == base)
+            and (head is None or head.split(":")[-1] == p.head_ref)
+        ]
+        return self._page(request, items)
+
+    @route("GET", _R + r"/pulls/(?P<number>\d+)")
+    def _get_pull(self, request: Request, number: str) -> Response:
+        pull = self._find_pull(number)
+        return Response(200, self.pull_json(pull)) if pull else _not_found()
+
+    @route("GET", _R + r"/pulls/(?P<number>\d+)/commits")
+    def _pull_commits(self, request: Request, number: str) -> Response:
+        pull = self._find_pull(number)
+        if pull is None:
+            return _not_found()
+        commits = self.pull_commits(pull)[:250]  # GitHub's cap
+        return self._page(request, [self.commit_json(c) for c in commits])
+
+    @route("GET", _R + r"/pulls/(?P<number>\d+)/files")
+    def _pull_files(self, request: Request, number: str) -> Response:
+        pull = self._find_pull(number)
+        if pull is None:
+            return _not_found()
+        return self._page(request, [dict(f) for f in pull.files])
+
+    @route("GET", _R + r"/pulls/(?P<number>\d+)/reviews")
+    def _pull_reviews(self, request: Request, number: str) -> Response:
+        items = [
+            {
+                "id": r.id,
+                "user": self.user_json(r.login),
+                "author_association": r.association,
+                "state": r.state,
+                "body": r.body,
+                "commit_id": r.commit_id,
+                "submitted_at": r.submitted_at,
+                "pull_request_url": self.api(f"/repos/{self.repository}/pulls/{r.pull}"),
+            }
+            for r in self.reviews
+            if r.pull == int(number)
+        ]
+        return self._page(request, items)
+
+    @route("GET", _R + r"/pulls/(?P<number>\d+)/comments")
+    def _pull_review_comments(self, request: Request, number: str) -> Response:
+        items = [
+            {
+                "id": c.id,
+                "url": self.api(f"/repos/{self.repository}/pulls/comments/{c.id}"),
+                "body": c.body,
+                "path": c.path,
+                "line": c.line,
+                "commit_id": c.commit_id,
+                "user": self.user_json(c.login),
+                "author_association": c.association,
+                "pull_request_review_id": c.review_id,
+            }
+            for c in self.review_comments
+            if c.pull == int(number)
+        ]
+        return self._page(request, items)
+
+    @route("PUT", _R + r"/pulls/(?P<number>\d+)/merge")
+    def _merge_pull(self, request: Request, number: str) -> Response:
+        pull = self._find_pull(number)
+        if pull is None:
+            return _not_found()
+        body = request.body if isinstance(request.body, dict) else {}
+        method = body.get("merge_method", "merge")
+        if method not in ("merge", "squash", "rebase"):
+            return _error(422, f"Invalid merge_method: {method}")
+        if pull.state != "open" or pull.merged or pull.draft:
+            return _error(405, "Pull Request is not mergeable")
+        head = self.head_sha(pull)
+        if body.get("sha") and body["sha"] != head:
+            return _error(409, "Head branch was modified. Review and try the merge again.")
+        if pull.mergeable is False:
+            return _error(405, "Pull Request is not mergeable")
+        title = body.get("commit_title") or f"{pull.title or pull.head_ref} (#{pull.number})"
+        message = body.get("commit_message") or ""
+        if self.git is not None:
+            if method != "squash":
+                return _error(422, "this fake merges through its git origin with squash only")
+            commits = self.pull_commits(pull)
+            result = self.git.squash(
+                pull.base_ref, head, title=title, message=message, author=pull.author
+            )
+            if result is None:
+                return _error(405, "Pull Request is not mergeable")
+            pull.base_sha, sha = result
+            pull.commits = commits  # frozen: the PR's list no longer follows the branch
+        else:
+            sha = fake_sha(self.repository, pull.number, head, method)
+        pull.head_sha = head
+        pull.state = "closed"
+        pull.merged = True
+        pull.merged_at = self.now()
+        pull.merge_commit_sha = sha
+        pull.merge_request = dict(body)
+        return Response(
+            200, {"sha": sha, "merged": True, "message": "Pull Request successfully merged"}
+        )
+
+    @route("GET", _R + r"/issues/(?P<number>\d+)/comments")
+    def _list_comments(self, request: Request, number: str) -> Response:
+        items = [
+            self.comment_json(c)
+            for c in sorted(self.comments.values(), key=lambda c: (c.created_at, c.id))
+            if c.issue == int(number)
+        ]
+        return self._page(request, items)
+
+    @route("POST", _R + r"/issues/(?P<number>\d+)/comments")
+    def _create_comment(self, request: Request, number: str) -> Response:
+        body = request.body if isinstance(request.body, dict) else {}
+        if not isinstance(body.get("body"), str):
+            return _error(422, "body is required")
+        comment = self.add_comment(int(number), body["body"], self.actor, self.actor_association)
+        return Response(201, self.comment_json(comment))
+
+    @route("GET", _R + r"/issues/comments/(?P<cid>\d+)")
+    def _get_comment(self, request: Request, cid: str) -> Response:
+        comment = self.comments.get(int(cid))
+        return Response(200, self.comment_json(comment)) if comment else _not_found()
+
+    @route("PATCH", _R + r"/issues/comments/(?P<cid>\d+)")
+    def _edit_comment(self, request: Request, cid: str) -> Response:
+        comment = self.comments.get(int(cid))
+        body = request.body if isinstance(request.body, dict) else {}
+        if comment is None:
+            return _not_found()
+        if not isinstance(body.get("body"), str):
+            return _error(422, "body is required")
+        comment.body = body["body"]
+        comment.updated_at = self.now()
+        return Response(200, self.comment_json(comment))
+
+    @route("DELETE", _R + r"/issues/comments/(?P<cid>\d+)")
+    def _delete_comment(self, request: Request, cid: str) -> Response:
+        if self.comments.pop(int(cid), None) is None:
+            return _not_found()
+        return Response(204)
+
+    @route("GET", _R + r"/commits/(?P<sha>[^/]+)")
+    def _get_commit(self, request: Request, sha: str) -> Response:
+        resolved = self.git.resolve(sha) if self.git is not None else sha
+        if not resolved:
+            return _error(422, f"No commit found for SHA: {sha}")
+        return Response(200, self.commit_json(FakeCommit(resolved)))
+
+    @route("GET", _R + r"/commits/(?P<sha>[^/]+)/pulls")
+    def _commit_pulls(self, request: Request, sha: str) -> Response:
+        if sha in self.commit_pulls:
+            numbers = list(self.commit_pulls[sha])
+        else:
+            numbers = [
+                p.number
+                for p in self.pulls.values()
+                if (p.merged and p.merge_commit_sha == sha)
+                or any(c.sha == sha for c in self.pull_commits(p))
+            ]
+        items = [self.pull_json(self.pulls[n]) for n in numbers if n in self.pulls]
+        return self._page(request, items)
+
+    @route("GET", _R + r"/commits/(?P<sha>[^/]+)/check-runs")
+    def _check_runs(self, request: Request, sha: str) -> Response:
+        name = request.query.get("check_name")
+        status = request.query.get("status")
+        items = [
+            self.check_run_json(c)
+            for c in sorted(self.check_runs, key=lambda c: -c.id)
+            if c.head_sha == sha
+            and (name is None or c.name == name)
+            and (status is None or c.status == status)
+        ]
+        return self._page(request, items, "check_runs")
+
+    def _statuses_of(self, sha: str) -> list[FakeStatus]:
+        return sorted((s for s in self.statuses if s.sha == sha), key=lambda s: -s.id)
+
+    @route("GET", _R + r"/commits/(?P<sha>[^/]+)/statuses")
+    def _list_statuses(self, request: Request, sha: str) -> Response:
+        return self._page(request, [self.status_json(s) for s in self._statuses_of(sha)])
+
+    @route("GET", _R + r"/commits/(?P<sha>[^/]+)/status")
+    def _combined_status(self, request: Request, sha: str) -> Response:
+        latest: dict[str, FakeStatus] = {}
+        for s in self._statuses_of(sha):  # newest first: keep the first per context
+            latest.setdefault(s.context, s)
+        states = {s.state for s in latest.values()}
+        if not latest or "pending" in states:
+            state = "pending"
+        elif states & {"failure", "error"}:
+            state = "failure"
+        else:
+            state = "success"
+        response = self._page(request, [self.status_json(s) for s in latest.values()], "statuses")
+        body = dict(response.body)
+        body.pop("total_count")
+        body.update(state=state, sha=sha, total_count=len(latest))
+        return Response(200, body, response.headers)
+
+    @route("POST", _R + r"/statuses/(?P<sha>[0-9a-f]{40})")
+    def _create_status(self, request: Request, sha: str) -> Response:
+        body = request.body if isinstance(request.body, dict) else {}
+        if body.get("state") not in ("error", "failure", "pending", "success"):
+            return _error(422, "state must be error, failure, pending or success")
+        status = self.add_status(
+            sha,
+            body["state"],
+            body.get("context") or "default",
+            description=body.get("description"),
+            target_url=body.get("target_url"),
+        )
+        return Response(201, self.status_json(status))
+
+    @route("GET", _R + r"/actions/workflows/(?P<ref>[^/]+)")
+    def _get_workflow(self, request: Request, ref: str) -> Response:
+        wf = self._workflow(ref)
+        return Response(200, self.workflow_json(wf)) if wf else _not_found()
+
+    def _runs(self, request: Request, runs: list[FakeRun]) -> Response:
+        q = request.query
+
+        def keep(run: FakeRun) -> bool:
+            status = q.get("status")
+            return (
+                (not q.get("event") or run.event == q["event"])
+                and (not q.get("branch") or run.head_branch == q["branch"])
+                and (not q.get("head_sha") or run.head_sha == q["head_sha"])
+                and (not status or status in (run.status, run.conclusion))
+            )
+
+        newest_first = sorted(runs, key=lambda r: (r.created_at, r.id), reverse=True)
+        items = [self.run_json(r) for r in newest_first if keep(r)]
+        return self._page(request, items, "workflow_runs")
+
+    @route("GET", _R + r"/actions/workflows/(?P<ref>[^/]+)/runs")
+    def _workflow_runs(self, request: Request, ref: str) -> Response:
+        wf = self._workflow(ref)
+        if wf is None:
+            return _not_found()
+        return self._runs(request, [r for r in self.runs.values() if r.workflow == wf.file])
+
+    @route("GET", _R + r"/actions/runs")
+    def _repo_runs(self, request: Request) -> Response:
+        return self._runs(request, list(self.runs.values()))
+
+    @route("GET", _R + r"/actions/runs/(?P<run_id>\d+)")
+    def _get_run(self, request: Request, run_id: str) -> Response:
+        run = self.runs.get(int(run_id))
+        return Response(200, self.run_json(run)) if run else _not_found()
+
+    @route("GET", _R + r"/actions/runs/(?P<run_id>\d+)/artifacts")
+    def _run_artifacts(self, request: Request, run_id: str) -> Response:
+        run = self.runs.get(int(run_id))
+        if run is None:
+            return _not_found()
+        name = request.query.get("name")
+        items = [self.artifact_json(a) for a in run.artifacts if name is None or a.name == name]
+        return self._page(request, items, "artifacts")
+
+    # -- state files ----------------------------------------------------------------------------
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any], **options: Any) -> FakeGitHub:
+        """Build a fake from a JSON-style dict (the ``--state`` file format; see docs/github.md)."""
+        state = dict(state)
+        options.setdefault("repository", state.pop("repository", "octo/widgets"))
+        for key in ("actor", "actor_association"):
+            if key in state:
+                options.setdefault(key, state.pop(key))
+        fake = cls(**options)
+        for item in state.pop("pulls", []):
+            item = dict(item)
+            commits = [_record(FakeCommit, c, "commit") for c in item.pop("commits", [])]
+            pull = _record(FakePull, item, "pull")
+            pull.commits = commits
+            fake.pulls[pull.number] = pull
+        for item in state.pop("comments", []):
+            when = fake.now()
+            comment = _record(
+                FakeComment,
+                {"id": fake.next_id(), "created_at": when, "updated_at": when, **item},
+                "comment",
+            )
+            fake.comments[comment.id] = comment
+        for item in state.pop("workflows", []):
+            wf = _record(FakeWorkflow, {"id": fake.next_id(), **item}, "workflow")
+            fake.workflows[wf.file] = wf
+        for item in state.pop("runs", []):
+            item = dict(item)
+            artifacts = [
+                _record(FakeArtifact, {"id": fake.next_id(), **a}, "artifact")
+                for a in item.pop("artifacts", [])
+            ]
+            if item.get("workflow") not in fake.workflows:
+                fake.add_workflow(str(item.get("workflow")))
+            run = _record(
+                FakeRun,
+                {"id": fake.next_id(), "created_at": fake.now(), **item},
+                "run",
+            )
+            run.artifacts = artifacts
+            fake.runs[run.id] = run
+        for item in state.pop("check_runs", []):
+            fake.check_runs.append(
+                _record(
+                    FakeCheckRun,
+                    {"id": fake.next_id(), "started_at": fake.now(), **item},
+                    "check run",
+                )
+            )
+        for item in state.pop("statuses", []):
+            fake.statuses.append(
+                _record(
+                    FakeStatus, {"id": fake.next_id(), "created_at": fake.now(), **item}, "status"
+                )
+            )
+        fake.commit_pulls.update(state.pop("commit_pulls", {}))
+        if state:
+            raise ValueError(f"unknown state keys: {', '.join(sorted(state))}")
+        return fake
+
+    def snapshot(self) -> dict[str, Any]:
+        """The current state as plain data (pulls, comments, runs, statuses, ...)."""
+        with self._lock:
+            return {
+                "repository": self.repository,
+                "pulls": [dataclasses.asdict(p) for p in self.pulls.values()],
+                "comments": [dataclasses.asdict(c) for c in self.comments.values()],
+                "workflows": [dataclasses.asdict(w) for w in self.workflows.values()],
+                "runs": [dataclasses.asdict(r) for r in self.runs.values()],
+                "check_runs": [dataclasses.asdict(c) for c in self.check_runs],
+                "statuses": [dataclasses.asdict(s) for s in self.statuses],
+                "commit_pulls": dict(self.commit_pulls),
+            }
+
+
+def _record(cls: type[Any], data: dict[str, Any], what: str) -> Any:
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ValueError(f"{what}: unknown field(s) {', '.join(unknown)}")
+    try:
+        return cls(**data)
+    except TypeError as exc:
+        raise ValueError(f"{what}: {exc}") from None
+
+
+# ----------------------------------------------------------------------------------------------
+# command line
+
+
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m changelog_tools.testing.fakegithub",
+        description="Serve a fake GitHub REST API from a JSON state file on 127.0.0.1 and print "
+        "its base URL (the first line of stdout). Stop it with Ctrl-C or SIGTERM.",
+    )
+    parser.add_argument("--state", required=True, type=Path, help="JSON state file")
+    parser.add_argument("--port", type=int, default=0, help="port (default: any free port)")
+    parser.add_argument("--prefix", default="/api/v3", help="API path prefix (default /api/v3)")
+    parser.add_argument("--git-origin", type=Path, help="bare repository backing PRs and merges")
+    parser.add_argument("--token", help="require this token on every request")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve ``--state`` until interrupted; print the base URL first."""
+    args = _parse_args(argv)
+    try:
+        state = json.loads(args.state.read_text(encoding="utf-8"))
+        fake = FakeGitHub.from_state(
+            state, prefix=args.prefix, git_origin=args.git_origin, token=args.token
+        )
+    except (OSError, ValueError) as exc:
+        print(f"error: {args.state}: {exc}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+
+    def _stop(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    fake.start(args.port)
+    print(fake.base_url, flush=True)
+    try:
+        while not stop.wait(0.2):
+            pass
+    finally:
+        fake.stop()
+    return 0
+
+
+def iter_routes() -> Iterator[tuple[str, str]]:
+    """(method, path pattern) of every route the fake answers, for documentation."""
+    for method, pattern, _name in _ROUTES:
+        yield method, pattern.pattern.replace(_R, "/repos/{owner}/{repo}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
