@@ -1,0 +1,114 @@
+"""Small hand-written ledgers and master configs shared by the `check` tests.
+
+Line numbers in the tests are counted from these bytes, so keep them stable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from changelog_tools.config import Config, defaults
+
+REPO = "example-org/bench"
+PULL = f"https://github.com/{REPO}/pull/"
+MASTER_A = "configs/a-master.yaml"
+MASTER_B = "configs/b-master.yaml"
+
+# Entry 1 is lines 1-5, a blank line 6, entry 2 lines 7-11. An entry appended after one empty
+# line starts at line 13, its first config key is on line 14.
+BASE = (
+    b"- config-keys:\n"
+    b"    - alpha-fp8-gpu-a-vllm\n"
+    b"  description:\n"
+    b'    - "First sweep"\n'
+    b"  pr-link: https://github.com/example-org/bench/pull/1\n"
+    b"\n"
+    b"- config-keys:\n"
+    b"    - beta-fp4-gpu-b-*\n"
+    b"  description:\n"
+    b'    - "Second sweep"\n'
+    b"  pr-link: https://github.com/example-org/bench/pull/2\n"
+)
+
+# alpha-fp8-gpu-a-vllm: lines 1-14 (scenarios on 5, fixed-seq-len 6, agentic-coding 12);
+# alpha-fp8-gpu-a-sglang: lines 16-25.
+MASTERS_A = (
+    b"alpha-fp8-gpu-a-vllm:\n"
+    b"  image: example/vllm:1.0\n"
+    b"  model: example/alpha\n"
+    b"  runner: gpu-a\n"
+    b"  scenarios:\n"
+    b"    fixed-seq-len:\n"
+    b"    - isl: 1024\n"
+    b"      osl: 1024\n"
+    b"      search-space:\n"
+    b"      - { tp: 4, conc-start: 4, conc-end: 64 }\n"
+    b"      - { tp: 8, conc-list: [4, 8] }\n"
+    b"    agentic-coding:\n"
+    b"    - search-space:\n"
+    b"      - { tp: 8, conc-list: [1, 4, 8] }\n"
+    b"\n"
+    b"alpha-fp8-gpu-a-sglang:\n"
+    b"  image: example/sglang:1.0\n"
+    b"  model: example/alpha\n"
+    b"  runner: gpu-a\n"
+    b"  scenarios:\n"
+    b"    fixed-seq-len:\n"
+    b"    - isl: 8192\n"
+    b"      osl: 1024\n"
+    b"      search-space:\n"
+    b"      - { tp: 8, conc-start: 4, conc-end: 32 }\n"
+)
+
+# beta-fp4-gpu-b-trt: lines 1-10; beta-fp4-gpu-b-vllm: lines 12-21.
+MASTERS_B = (
+    b"beta-fp4-gpu-b-trt:\n"
+    b"  image: example/trt:1.0\n"
+    b"  model: example/beta\n"
+    b"  runner: gpu-b\n"
+    b"  scenarios:\n"
+    b"    fixed-seq-len:\n"
+    b"    - isl: 1024\n"
+    b"      osl: 1024\n"
+    b"      search-space:\n"
+    b"      - { tp: 8, conc-start: 4, conc-end: 64 }\n"
+    b"\n"
+    b"beta-fp4-gpu-b-vllm:\n"
+    b"  image: example/vllm:1.0\n"
+    b"  model: example/beta\n"
+    b"  runner: gpu-b\n"
+    b"  scenarios:\n"
+    b"    fixed-seq-len:\n"
+    b"    - isl: 1024\n"
+    b"      osl: 1024\n"
+    b"      search-space:\n"
+    b"      - { tp: 8, conc-start: 4, conc-end: 64 }\n"
+)
+
+MASTERS = {MASTER_A: MASTERS_A, MASTER_B: MASTERS_B}
+
+
+def config(root: Path | None = None) -> Config:
+    return dataclasses.replace(
+        defaults(root or Path.cwd()), repository=REPO, master_configs=(MASTER_A, MASTER_B)
+    )
+
+
+def entry(
+    *keys: str,
+    link: str = "XXX",
+    description: str = "A change",
+    extra: str = "",
+) -> bytes:
+    """One entry's bytes: config keys, optional extra field lines, description, pr-link."""
+    lines = ["- config-keys:", *(f"    - {k}" for k in keys)]
+    if extra:
+        lines.append(extra.rstrip("\n"))
+    lines += ["  description:", f'    - "{description}"', f"  pr-link: {link}"]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def appended(*entries: bytes, base: bytes = BASE) -> bytes:
+    """``base`` plus ``entries``, each after exactly one empty line."""
+    return b"\n".join([base, *entries])
