@@ -1,0 +1,125 @@
+"""`changelog-tools merge PR`: merge a pull request so that main reuses its sweep."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from changelog_tools.commands._common import config_option
+from changelog_tools.config import Config
+from changelog_tools.errors import ExitCode
+
+
+@click.command()
+@click.argument("pr", type=click.IntRange(min=1))
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Do every local step in a scratch worktree and "
+    "every read against GitHub; post, push and merge nothing; print the plan.",
+)
+@click.option(
+    "--admin",
+    is_flag=True,
+    help="Merge even when GitHub reports the PR as blocked "
+    "by branch protection (needs bypass rights). Checks must still pass.",
+)
+@click.option(
+    "--run",
+    "run_id",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Reuse this sweep run; posted as `/reuse-sweep-run RUN` when it is not the "
+    "run a bare command would select.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Seconds to wait for checks (default: `check-timeout`).",
+)
+@click.option(
+    "--poll-interval",
+    type=click.FloatRange(min=0.01),
+    default=None,
+    help="Seconds between looks at the checks (default: `check-poll-interval`).",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json: the plan and the outcome as one JSON document.",
+)
+@config_option
+def merge(
+    pr: int,
+    dry_run: bool,
+    admin: bool,
+    run_id: int | None,
+    timeout: float | None,
+    poll_interval: float | None,
+    output_format: str,
+    config: Config,
+) -> int:
+    """Merge pull request PR so that main reuses its sweep instead of sweeping again.
+
+    \b
+    Steps (progress on stderr):
+      1 preflight   PR open, not a draft, not a fork; exactly one full-sweep label and no
+                    reuse-incompatible label; main merged into the PR head in a scratch
+                    worktree (a changelog conflict is resolved, any other conflict aborts);
+                    placeholder pr-links canonicalized; `check` passes in PR mode; an
+                    eligible source run exists (the `reuse-gate` rules and drift guard,
+                    applied to exactly what will be merged)
+      2 authorize   post `/reuse-sweep-run` unless the newest authorized command already
+                    says the same (a maintainer's pin is kept)
+      3 push        the new head, never forced (a moved branch stops the flow)
+      4 wait        for the changelog check, then every check on the pushed commit
+      5 merge       squash, pinned to the pushed commit; the squash message never carries
+                    a CI-skip marker
+
+    Nothing remote happens before every preflight passed. Re-running after an
+    interruption continues from where the PR is (already authorized, pushed, merged).
+    Your checkout is never switched: the work happens in a temporary worktree that is
+    removed on exit, also on Ctrl-C.
+
+    \b
+    GitHub: token from GH_TOKEN or GITHUB_TOKEN; API URL from `github-api-url` or
+    GITHUB_API_URL; repository from `repository`.
+
+    \b
+    Exit status: 0 merged (or already merged; with --dry-run: the plan is ready),
+    1 the PR is not eligible (the reason is printed), 2 usage or configuration error,
+    3 git or GitHub failed after retries, 4 aborted safely (nothing half-done remotely).
+
+    \b
+    Examples:
+      changelog-tools merge 1234 --dry-run
+      changelog-tools merge 1234
+      changelog-tools merge 1234 --run 987654321 --format json
+    """
+    from changelog_tools.mergeflow import MergeRequest, render_outcome, run_merge
+
+    def progress(message: str) -> None:
+        click.echo(message, err=True)
+
+    outcome = run_merge(
+        MergeRequest(
+            pr=pr,
+            dry_run=dry_run,
+            admin=admin,
+            run_id=run_id,
+            timeout=timeout,
+            poll_interval=poll_interval,
+        ),
+        config=config,
+        progress=progress,
+    )
+    if output_format == "json":
+        click.echo(json.dumps(outcome.to_json(), indent=2))
+    else:
+        click.echo(render_outcome(outcome), nl=False)
+    return int(ExitCode.OK)

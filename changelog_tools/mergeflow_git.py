@@ -1,0 +1,230 @@
+"""The git side of the merge flow: a scratch worktree, merging main in, pushing without force.
+
+Nothing here touches the user's own checkout: the PR head is fetched into a private ref and
+worked on in a temporary worktree on a temporary branch, both removed on exit (also on Ctrl-C
+and SIGTERM), so the branch the user started on is never left and always stays as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from changelog_tools.errors import AbortedError, GitError
+from changelog_tools.gitrepo import GitRepo
+
+# Private namespace for the refs the flow fetches; deleted when the flow ends.
+PRIVATE_REF_PREFIX = "refs/changelog-tools/merge"
+# Trailer on every commit the flow makes, so a re-run recognises its own pushed head.
+FLOW_TRAILER = "Changelog-Tools-Merge"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so every ``finally`` in the flow runs."""
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into :class:`Terminated` while the flow runs (main thread only)."""
+    try:
+        previous = signal.getsignal(signal.SIGTERM)
+
+        def handler(signum: int, frame: FrameType | None) -> None:
+            raise Terminated()
+
+        signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: the caller owns signal handling
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _execute(repo: GitRepo, *args: str, binary: bool = False) -> Any:
+    import git
+
+    try:
+        return repo.repo.git.execute(
+            ["git", *args], stdout_as_string=not binary, strip_newline_in_stdout=False
+        )
+    except git.GitCommandError as exc:
+        stderr = (exc.stderr or "").strip().removeprefix("stderr:").strip().strip("'")
+        raise GitError(f"git {' '.join(args)} failed: {stderr or exc}") from None
+
+
+def fetch_refs(
+    repo: GitRepo, *, remote: str, main_branch: str, head_branch: str, pr: int
+) -> tuple[str, str]:
+    """Fetch main and the PR branch; return (main sha, PR head sha) as the remote has them."""
+    main_ref = f"refs/remotes/{remote}/{main_branch}"
+    head_ref = f"{PRIVATE_REF_PREFIX}/pr-{pr}-head"
+    repo.git(
+        "fetch",
+        "--quiet",
+        "--no-tags",
+        remote,
+        f"+refs/heads/{main_branch}:{main_ref}",
+        f"+refs/heads/{head_branch}:{head_ref}",
+    )
+    return repo.rev_parse(main_ref), repo.rev_parse(head_ref)
+
+
+def delete_private_refs(repo: GitRepo, pr: int) -> None:
+    """Remove the refs :func:`fetch_refs` created (best effort; used in cleanup)."""
+    ref = f"{PRIVATE_REF_PREFIX}/pr-{pr}-head"
+    if repo.try_rev_parse(ref):
+        repo.git_ok("update-ref", "-d", ref)
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """A temporary worktree checked out on a temporary branch."""
+
+    repo: GitRepo  # the worktree
+    branch: str
+    path: Path
+
+
+@contextlib.contextmanager
+def scratch_worktree(repo: GitRepo, *, start: str, pr: int) -> Iterator[Scratch]:
+    """Check ``start`` out in a new worktree on a new branch; remove both on exit."""
+    import git
+
+    branch = f"changelog-tools/merge-pr-{pr}-{os.getpid()}"
+    parent = Path(tempfile.mkdtemp(prefix=f"changelog-tools-pr{pr}-"))
+    path = parent / "worktree"
+    try:
+        repo.git("worktree", "add", "--quiet", "-b", branch, str(path), start)
+        try:
+            yield Scratch(GitRepo(git.Repo(str(path))), branch, path)
+        finally:
+            remove_worktree(repo, path, branch)
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+def remove_worktree(repo: GitRepo, path: Path, branch: str) -> None:
+    """Force-remove a worktree and its branch; never raises (runs during cleanup)."""
+    repo.git_ok("worktree", "remove", "--force", str(path))
+    shutil.rmtree(path, ignore_errors=True)
+    repo.git_ok("worktree", "prune")
+    repo.git_ok("branch", "-D", branch)
+
+
+def leftover_scratch(repo: GitRepo) -> list[str]:
+    """Temporary branches a killed earlier run left behind (for tests and doctor output)."""
+    out = repo.git("for-each-ref", "--format=%(refname:short)", "refs/heads/changelog-tools/")
+    return [line for line in out.splitlines() if line]
+
+
+@dataclass(frozen=True)
+class MergeAttempt:
+    """What ``git merge`` of main did in the scratch worktree."""
+
+    merged: bool  # a merge commit is (or, with conflicts, will be) created
+    conflicted: tuple[str, ...]  # unmerged paths; empty when the merge was clean
+
+
+def merge_main(scratch: Scratch, *, main_sha: str, message: str) -> MergeAttempt:
+    """Merge ``main_sha`` into the scratch branch; conflicts are reported, not raised."""
+    wt = scratch.repo
+    if wt.is_ancestor(main_sha, "HEAD"):
+        return MergeAttempt(merged=False, conflicted=())
+    import git
+
+    try:
+        wt.repo.git.execute(["git", "merge", "--no-ff", "--no-edit", "-m", message, main_sha])
+    except git.GitCommandError as exc:
+        # The exit code of `git merge` is ambiguous (1 for a conflict and for a bad ref):
+        # decide from the unmerged paths, not from the status.
+        conflicted = unmerged_paths(wt)
+        if not conflicted:
+            stderr = (exc.stderr or "").strip()
+            raise GitError(f"git merge of main failed: {stderr or exc}") from None
+        return MergeAttempt(merged=True, conflicted=tuple(conflicted))
+    return MergeAttempt(merged=True, conflicted=())
+
+
+def unmerged_paths(repo: GitRepo) -> list[str]:
+    out = repo.git("diff", "--name-only", "--diff-filter=U", "-z", strip=False)
+    return sorted({p for p in out.split("\0") if p})
+
+
+def read_stage(repo: GitRepo, stage: int, path: str) -> bytes | None:
+    """Bytes of ``path`` at index stage 1 (base), 2 (ours = PR) or 3 (theirs = main)."""
+    listed = repo.git("ls-files", "-s", "-z", "--", path, strip=False)
+    for record in listed.split("\0"):
+        meta, _, name = record.partition("\t")
+        if name == path and meta.split()[2:3] == [str(stage)]:
+            data: bytes = _execute(repo, "cat-file", "blob", meta.split()[1], binary=True)
+            return data
+    return None
+
+
+def abort_merge(repo: GitRepo) -> None:
+    repo.git_ok("merge", "--abort")
+
+
+def write_and_stage(repo: GitRepo, path: str, data: bytes) -> None:
+    target = Path(repo.path) / path
+    target.write_bytes(data)
+    repo.git("add", "--", path)
+
+
+def commit(repo: GitRepo, message: str, *, amend: bool = False, allow_empty: bool = False) -> str:
+    """Commit the index (``--no-verify``: the PR's hooks are not the tool's to run)."""
+    args = ["commit", "--quiet", "--no-verify", "-m", message]
+    if amend:
+        args.append("--amend")
+    if allow_empty:
+        args.append("--allow-empty")
+    repo.git(*args)
+    return repo.rev_parse("HEAD")
+
+
+def conclude_merge(repo: GitRepo) -> str:
+    """Commit a merge whose conflicts were resolved and staged, keeping git's merge message."""
+    repo.git("commit", "--quiet", "--no-verify", "--no-edit")
+    return repo.rev_parse("HEAD")
+
+
+def commit_message(repo: GitRepo, ref: str) -> str:
+    return repo.git("log", "-1", "--format=%B", ref)
+
+
+def pr_commit_subjects(repo: GitRepo, *, main_sha: str, head: str) -> list[str]:
+    """Full messages of the PR's own commits (not main's), oldest first."""
+    out = repo.git("log", "--reverse", "--no-merges", "--format=%B%x00", f"{main_sha}..{head}")
+    return [m.strip() for m in out.split("\0") if m.strip()]
+
+
+_REJECTED = re.compile(r"\[rejected\]|\[remote rejected\]|non-fast-forward|fetch first|stale info")
+
+
+def push(repo: GitRepo, *, remote: str, sha: str, branch: str, what: str) -> None:
+    """Push ``sha`` to ``branch`` without force; a rejection raises AbortedError (exit 4)."""
+    import git
+
+    try:
+        repo.repo.git.execute(["git", "push", "--porcelain", remote, f"{sha}:refs/heads/{branch}"])
+    except git.GitCommandError as exc:
+        text = f"{exc.stdout or ''}\n{exc.stderr or ''}"
+        if _REJECTED.search(text):
+            raise AbortedError(
+                f"{remote} rejected the push to {branch}: the branch of {what} moved while "
+                "the flow ran. Nothing was pushed or merged",
+                hint="re-run the merge; it starts from the branch as it is now",
+            ) from None
+        stderr = (exc.stderr or "").strip()
+        raise GitError(f"git push to {remote} {branch} failed: {stderr}") from None

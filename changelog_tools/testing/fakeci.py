@@ -1,0 +1,86 @@
+"""A stand-in for CI beside the fake GitHub: reports check runs on every new pull-request head.
+
+GitHub runs the workflows when a branch is pushed; here a background thread watches the open
+pull requests of a :class:`~changelog_tools.testing.fakegithub.FakeGitHub` tied to a bare git
+origin and, for each head SHA it has not seen, adds the check runs ``verdict(pr, sha)`` names.
+Used by the merge-flow tests and the demo (where the verdict is the real `check`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from types import TracebackType
+
+from changelog_tools.testing.fakegithub import FakeGitHub
+
+# check name -> conclusion ("success", "failure", ...; None: still running)
+Verdict = Callable[[int, str], Mapping[str, str | None]]
+
+
+def all_green(names: tuple[str, ...] = ("check-changelog",)) -> Verdict:
+    return lambda _pr, _sha: dict.fromkeys(names, "success")
+
+
+class FakeCI:
+    """Reports check runs for new PR heads, every ``interval`` seconds, until stopped."""
+
+    def __init__(self, fake: FakeGitHub, verdict: Verdict, *, interval: float = 0.01) -> None:
+        self.fake = fake
+        self.verdict = verdict
+        self.interval = interval
+        self.seen: set[str] = set()
+        self.reported: list[tuple[int, str, str, str | None]] = []  # (pr, sha, name, conclusion)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.paused = False
+
+    def tick(self) -> None:
+        """Report checks for every open PR head not seen yet."""
+        if self.paused:
+            return
+        with self.fake._lock:
+            heads = [
+                (p.number, self.fake.head_sha(p))
+                for p in self.fake.pulls.values()
+                if p.state == "open"
+            ]
+        for number, sha in heads:
+            if not sha or sha in self.seen:
+                continue
+            self.seen.add(sha)
+            for name, conclusion in self.verdict(number, sha).items():
+                with self.fake._lock:
+                    self.fake.add_check_run(
+                        sha,
+                        name,
+                        status="completed" if conclusion else "in_progress",
+                        conclusion=conclusion,
+                    )
+                self.reported.append((number, sha, name, conclusion))
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.tick()
+
+    def start(self) -> FakeCI:
+        self._thread = threading.Thread(target=self._loop, daemon=True, name="fake-ci")
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> FakeCI:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
