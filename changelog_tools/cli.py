@@ -23,6 +23,7 @@ from changelog_tools.errors import ChangelogToolsError, ExitCode
 # name -> (module, attribute). Add a line here to add a subcommand.
 COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("changelog_tools.commands.validate", "validate"),
+    "merge": ("changelog_tools.commands.merge", "merge"),
     "check": ("changelog_tools.commands.check", "check"),
 }
 
