@@ -1,0 +1,285 @@
+"""`changelog-tools check` end to end: real git repositories, the installed CLI, real files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.checkdata import BASE, MASTER_A, MASTER_B, MASTERS_A, MASTERS_B, PULL, appended, entry
+from tests.conftest import commit_files, git, run_cli
+
+KEY = "alpha-fp8-gpu-a-vllm"
+CONFIG = f"repository: example-org/bench\nmaster-configs:\n  - {MASTER_A}\n  - {MASTER_B}\n"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository on `main` holding BASE and the master configs."""
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    commit_files(
+        path,
+        {
+            ".changelog-tools.yaml": CONFIG,
+            "perf-changelog.yaml": BASE,
+            MASTER_A: MASTERS_A,
+            MASTER_B: MASTERS_B,
+        },
+        "initial",
+    )
+    return path
+
+
+def branch(repo: Path, name: str, files: dict[str, bytes | str], start: str = "main") -> str:
+    git(repo, "checkout", "-q", "-b", name, start)
+    return commit_files(repo, files, f"{name} change")
+
+
+def test_a_pull_request_appending_a_placeholder_entry_passes(repo: Path) -> None:
+    branch(repo, "feature", {"perf-changelog.yaml": appended(entry(KEY))})
+    proc = run_cli("check", "--pr", "7", cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout == "check: OK\n"
+    assert "merge-base with main" in proc.stderr
+
+
+def test_a_branch_behind_main_passes_against_the_merge_base(repo: Path) -> None:
+    branch(repo, "feature", {"perf-changelog.yaml": appended(entry(KEY))})
+    git(repo, "checkout", "-q", "main")
+    main_entry = entry("beta-fp4-gpu-b-trt", link=f"{PULL}5", description="Landed meanwhile")
+    commit_files(repo, {"perf-changelog.yaml": appended(main_entry)}, "main moves on")
+    git(repo, "checkout", "-q", "feature")
+    proc = run_cli("check", "--pr", "7", cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # Against main's tip (what the reference job does) the same branch looks like it edits history.
+    tip = run_cli("check", "--pr", "7", "--base-ref", "main", "--format", "json", cwd=repo)
+    assert tip.returncode == 1
+    assert json.loads(tip.stdout)["change"]["kind"] == "invalid"
+
+
+def test_the_merge_base_uses_the_remote_tracking_main_of_a_clone(
+    repo: Path, tmp_path: Path
+) -> None:
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(origin))
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    branch(clone, "feature", {"perf-changelog.yaml": appended(entry(KEY))})
+    git(clone, "branch", "-D", "main")  # only origin/main is left to find the base
+    proc = run_cli("check", "--pr", "7", cwd=clone)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_git_mode_reads_the_refs_never_the_working_tree(repo: Path) -> None:
+    branch(repo, "feature", {"perf-changelog.yaml": appended(entry(KEY))})
+    (repo / "perf-changelog.yaml").write_bytes(b"garbage: [\n")
+    (repo / MASTER_A).unlink()
+    proc = run_cli("check", "--pr", "7", cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_link_to_another_pull_request_is_annotated_on_its_line(repo: Path) -> None:
+    # Seed 004: the wrong number used to surface only at merge time.
+    branch(repo, "feature", {"perf-changelog.yaml": appended(entry(KEY, link=f"{PULL}2650"))})
+    proc = run_cli("check", "--pr-number", "2651", "--format", "github", cwd=repo)
+    assert proc.returncode == 1
+    first = proc.stdout.splitlines()[0]
+    assert first.startswith("::error file=perf-changelog.yaml,line=17,col=3,title=CL201::")
+    assert "#2650" in first and "#2651" in first
+
+
+def test_master_configs_are_read_at_the_head_ref(repo: Path) -> None:
+    new_key = b"\nalpha-fp8-gpu-a-trt:\n  image: example/trt:1.0\n"
+    branch(
+        repo,
+        "feature",
+        {
+            "perf-changelog.yaml": appended(entry("alpha-fp8-gpu-a-trt")),
+            MASTER_A: MASTERS_A + new_key,
+        },
+    )
+    proc = run_cli("check", "--pr", "7", "--format", "json", cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["entries"][0]["master-keys"] == ["alpha-fp8-gpu-a-trt"]
+    assert doc["changed-master-keys"] == [
+        {"key": "alpha-fp8-gpu-a-trt", "kind": "added", "path": MASTER_A}
+    ]
+
+
+def test_an_unknown_key_fails_and_no_config_keys_replays_it(repo: Path) -> None:
+    branch(repo, "feature", {"perf-changelog.yaml": appended(entry("retired-key"))})
+    proc = run_cli("check", "--pr", "7", cwd=repo)
+    assert proc.returncode == 1
+    assert "perf-changelog.yaml:14:7: CL301" in proc.stdout
+    assert run_cli("check", "--pr", "7", "--no-config-keys", cwd=repo).returncode == 0
+
+
+def test_a_changelog_at_another_path_is_found_with_changelog_file(repo: Path) -> None:
+    branch(repo, "feature", {"data/log.yaml": appended(entry(KEY))})
+    git(repo, "checkout", "-q", "-b", "feature2")
+    commit_files(repo, {"data/log.yaml": appended(entry(KEY), entry(KEY))}, "more")
+    proc = run_cli(
+        "check", "--pr", "7", "--base-ref", "feature", "--changelog-file", "data/log.yaml",
+        "--format", "json", cwd=repo,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(proc.stdout)["file"] == "data/log.yaml"
+
+
+def test_a_missing_changelog_at_the_head_is_a_usage_error(repo: Path) -> None:
+    proc = run_cli("check", "--changelog-file", "nope.yaml", cwd=repo)
+    assert proc.returncode == 2
+    assert "nope.yaml does not exist at HEAD" in proc.stderr
+
+
+def test_an_unknown_revision_exits_3(repo: Path) -> None:
+    proc = run_cli("check", "--head-ref", "no-such-branch", cwd=repo)
+    assert proc.returncode == 3
+    assert "unknown revision 'no-such-branch'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_outside_a_repository_git_mode_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / ".changelog-tools.yaml").write_text(CONFIG)
+    proc = run_cli("check", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "not inside a git repository" in proc.stderr
+
+
+def test_pr_and_main_together_are_a_usage_error(repo: Path) -> None:
+    proc = run_cli("check", "--pr", "3", "--main", cwd=repo)
+    assert proc.returncode == 2
+
+
+# -- GitHub Actions auto-detection -----------------------------------------------------------
+
+
+def _event(tmp_path: Path, payload: dict[str, object]) -> str:
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(payload))
+    return str(path)
+
+
+def test_a_pull_request_event_gives_pr_mode_with_its_number_and_head(
+    repo: Path, tmp_path: Path
+) -> None:
+    head = branch(repo, "feature", {"perf-changelog.yaml": appended(entry(KEY, link=f"{PULL}41"))})
+    git(repo, "checkout", "-q", "main")  # the checkout is not the PR head; the event says which
+    env = {
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": _event(
+            tmp_path, {"number": 42, "pull_request": {"number": 42, "head": {"sha": head}}}
+        ),
+    }
+    proc = run_cli("check", "--format", "json", cwd=repo, env=env)
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    assert (doc["mode"], doc["pr"]) == ("pr", 42)
+    assert [d["code"] for d in doc["diagnostics"]] == ["CL201"]
+    assert "pull request #42" in proc.stderr
+
+
+def test_a_pull_request_event_without_a_number_is_a_usage_error(repo: Path, tmp_path: Path) -> None:
+    env = {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": _event(tmp_path, {})}
+    proc = run_cli("check", cwd=repo, env=env)
+    assert proc.returncode == 2
+    assert "--pr N" in proc.stderr
+
+
+def test_a_push_to_main_checks_the_pushed_range_in_main_mode(repo: Path, tmp_path: Path) -> None:
+    before = git(repo, "rev-parse", "HEAD")
+    after = commit_files(repo, {"perf-changelog.yaml": appended(entry(KEY))}, "merge #7")
+    payload = {"ref": "refs/heads/main", "before": before, "after": after}
+    env = {"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": _event(tmp_path, payload)}
+    proc = run_cli("check", "--format", "json", cwd=repo, env=env)
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    assert doc["mode"] == "main"
+    assert [(d["code"], d["line"]) for d in doc["diagnostics"]] == [("CL202", 17)]
+
+
+def test_a_push_with_an_unusable_before_compares_with_the_first_parent(
+    repo: Path, tmp_path: Path
+) -> None:
+    after = commit_files(
+        repo, {"perf-changelog.yaml": appended(entry(KEY, link=f"{PULL}7"))}, "merge #7"
+    )
+    payload = {"ref": "refs/heads/main", "before": "0" * 40, "after": after}
+    env = {"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": _event(tmp_path, payload)}
+    proc = run_cli("check", "--format", "json", cwd=repo, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(proc.stdout)["change"]["kind"] == "appended"
+    assert "first parent" in proc.stderr
+
+
+def test_explicit_local_overrides_the_event(repo: Path, tmp_path: Path) -> None:
+    branch(repo, "feature", {"perf-changelog.yaml": appended(entry(KEY, link=f"{PULL}41"))})
+    env = {
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": _event(tmp_path, {"number": 42}),
+    }
+    proc = run_cli("check", "--local", cwd=repo, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# -- file mode ---------------------------------------------------------------------------------
+
+
+def test_file_mode_checks_two_files_without_git(tmp_path: Path) -> None:
+    (tmp_path / ".changelog-tools.yaml").write_text(CONFIG)
+    (tmp_path / "base.yaml").write_bytes(BASE)
+    (tmp_path / "head.yaml").write_bytes(appended(entry("alpha-fp8-gpu-a-vlm")))
+    (tmp_path / "a.yaml").write_bytes(MASTERS_A)
+    (tmp_path / "b.yaml").write_bytes(MASTERS_B)
+    proc = run_cli(
+        "check", "--base-file", "base.yaml", "--head-file", "head.yaml", "--pr", "7",
+        "--master-config", "a.yaml", "--master-config", "b.yaml", "--format", "json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    assert [(d["code"], d["path"], d["line"]) for d in doc["diagnostics"]] == [
+        ("CL301", "head.yaml", 14)
+    ]
+    assert "did you mean `alpha-fp8-gpu-a-vllm`" in doc["diagnostics"][0]["hint"]
+
+
+def test_file_mode_with_base_master_configs_checks_coverage(tmp_path: Path) -> None:
+    (tmp_path / ".changelog-tools.yaml").write_text(CONFIG)
+    (tmp_path / "base.yaml").write_bytes(BASE)
+    (tmp_path / "head.yaml").write_bytes(appended(entry(KEY)))
+    (tmp_path / "configs").mkdir()
+    (tmp_path / MASTER_A).write_bytes(MASTERS_A.replace(b"sglang:1.0", b"sglang:2.0"))
+    (tmp_path / MASTER_B).write_bytes(MASTERS_B)
+    (tmp_path / "old-a.yaml").write_bytes(MASTERS_A)
+    proc = run_cli(
+        "check", "--base-file", "base.yaml", "--head-file", "head.yaml", "--strict",
+        "--base-master-config", "old-a.yaml", "--base-master-config", MASTER_B,
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert f"{MASTER_A}:16:1: CL307" in proc.stdout
+
+
+def test_file_mode_needs_both_files(tmp_path: Path) -> None:
+    (tmp_path / "head.yaml").write_bytes(BASE)
+    proc = run_cli("check", "--head-file", "head.yaml", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "--base-file" in proc.stderr
+
+
+def test_a_missing_file_is_a_usage_error_without_traceback(tmp_path: Path) -> None:
+    proc = run_cli("check", "--base-file", "x.yaml", "--head-file", "y.yaml", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "y.yaml: no such file" in proc.stderr
+
+
+def test_help_teaches_modes_and_exit_codes() -> None:
+    proc = run_cli("check", "--help")
+    assert proc.returncode == 0
+    for text in ("--pr-number", "--changelog-file", "merge-base", "Exit status", "3 git failed"):
+        assert text in proc.stdout
