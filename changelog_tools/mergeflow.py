@@ -34,6 +34,7 @@ from changelog_tools.github import (
     PullRequest,
 )
 from changelog_tools.gitrepo import GitRepo
+from changelog_tools.reuse import Authorization, find_authorization
 
 # Conclusions of a completed check run that block a merge (GitHub's list).
 FAILING_CONCLUSIONS = frozenset(
@@ -64,15 +65,6 @@ class MergeGitHub(Protocol):
         self, number: int, *, sha: str, method: str = ..., title: str | None = ...,
         message: str | None = ...,
     ) -> MergeResult: ...  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Authorization:
-    """The newest authorized reuse command on the PR (None run id = use the latest run)."""
-
-    comment_id: int
-    run_id: int | None
-    author: str | None
 
 
 @dataclass(frozen=True)
@@ -107,6 +99,7 @@ class Resolution:
     kept: int  # PR entries carried over
     dropped: int  # PR entries already on main
     detail: Mapping[str, Any] = field(default_factory=dict)
+    substitutions: tuple[Substitution, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -159,7 +152,7 @@ class Plan:
                 "conflicted": list(self.conflicted),
                 "resolution": None
                 if res is None
-                else {"kept": res.kept, "dropped": res.dropped, **dict(res.detail)},
+                else {"kept": res.kept, "dropped": res.dropped, "detail": dict(res.detail)},
             },
             "substitutions": [s.as_json() for s in self.substitutions],
             "commit": self.commit_kind,
@@ -178,6 +171,7 @@ class Plan:
                 "comment_id": self.authorization.comment_id,
                 "run_id": self.authorization.run_id,
                 "author": self.authorization.author,
+                "url": self.authorization.url,
             },
             "authorize_comment": self.authorize_body,
             "squash_title": self.squash_title,
@@ -428,7 +422,8 @@ class Flow:
             if (scratch.path / cfg.changelog).exists()
             else None
         )
-        substitutions: tuple[Substitution, ...] = ()
+        substitutions: tuple[Substitution, ...] = resolution.substitutions if resolution else ()
+        changed = False
         if head_bytes is not None:
             canon = canonicalize(
                 base_bytes,
@@ -437,13 +432,14 @@ class Flow:
                 config=cfg,
                 base_label=f"{cfg.changelog}@{cfg.main_branch}",
             )
-            substitutions = canon.substitutions
-            if canon.changed:
+            substitutions += canon.substitutions
+            changed = canon.changed
+            if changed:
                 mg.write_and_stage(wt, cfg.changelog, canon.data)
-                for s in substitutions:
-                    self.say("canonicalize", f"{cfg.changelog}:{s.line}: {s.old} -> {s.new}")
-            else:
-                self.say("canonicalize", "pr-links already canonical")
+        for s in substitutions:
+            self.say("canonicalize", f"{cfg.changelog}:{s.line}: {s.old} -> {s.new}")
+        if not substitutions:
+            self.say("canonicalize", "pr-links already canonical")
         is_flow_head = f"{mg.FLOW_TRAILER}: #{n}" in mg.commit_message(wt, pull.head_sha)
         if attempt.merged:
             kind = "merge+canonicalize" if substitutions else "merge"
@@ -452,9 +448,9 @@ class Flow:
                     wt,
                     flow_commit_message(f"Merge {cfg.main_branch} into #{n}", pr=n, marker=marker),
                 )
-            elif substitutions:
+            elif changed:
                 mg.commit(wt, mg.commit_message(wt, "HEAD"), amend=True)
-        elif substitutions:
+        elif changed:
             kind = "canonicalize"
             mg.commit(
                 wt, flow_commit_message(f"Canonicalize the pr-link of #{n}", pr=n, marker=marker)
@@ -754,11 +750,13 @@ def resolve_changelog(
     """Three-way resolution of the changelog (PR side = ours, main side = theirs)."""
     from changelog_tools import resolve
 
-    result: Any = resolve.resolve(base, pr_side, main_side, pr=pr, config=config)
+    result = resolve.resolve(base, pr_side, main_side, pr=pr, config=config)
     return Resolution(
         data=result.data,
-        kept=len(getattr(result, "kept", ()) or ()),
-        dropped=len(getattr(result, "dropped", ()) or ()),
+        kept=len(result.appended),
+        dropped=len(result.dropped),
+        detail=result.as_json(),
+        substitutions=result.substitutions,
     )
 
 
@@ -767,34 +765,42 @@ class GateReuse:
     """The `reuse-gate` rules, asked before the merge instead of after it."""
 
     config: Config
-    github: Any  # changelog_tools.github.GitHub
+    github: Any  # changelog_tools.github.GitHub (reuse.GateAPI)
     repo: GitRepo
+    progress: Callable[[str], None] = lambda _m: None
 
     def authorization(self, comments: Sequence[Comment]) -> Authorization | None:
-        from changelog_tools import reuse
-
-        found: Any = reuse.find_authorization(
+        return find_authorization(
             comments,
             command=self.config.reuse_command,
             allowed=self.config.reuse_allowed_associations,
         )
-        if found is None:
-            return None
-        return Authorization(found.comment_id, found.run_id, found.author)
 
     def choose_source(
         self, pull: PullRequest, *, candidate: str, main_sha: str, run_id: int | None
     ) -> SourceRun:
         from changelog_tools import reuse
 
-        run: Any = reuse.choose_source_run(
-            self.github,
-            pull,
-            config=self.config,
-            repo=self.repo,
-            merged=candidate,
-            run_id=run_id,
-        )
+        policy = reuse.Policy.from_config(self.config)
+        # The PR's commits as they will be once the candidate is pushed: read from git, which
+        # costs no request and already includes the commit the flow adds.
+        out = self.repo.git("rev-list", f"{main_sha}..{candidate}")
+        shas = frozenset(out.split())
+        log = lambda m: self.progress(f"[preflight] {m}")  # noqa: E731
+        if run_id is not None:
+            source, why = reuse._pinned(run_id, pull, shas, policy, self.github, log)
+        else:
+            source, why = reuse._latest(pull, shas, policy, self.github, log)
+        if source is None:
+            raise DataError(why, hint=f"let the PR sweep, or pin a run: `{policy.command} RUN_ID`")
+        run = source.run
+        drift = self._drift(run, candidate=candidate, main_sha=main_sha)
+        if drift:
+            raise DataError(
+                f"PR #{pull.number} changed benchmark inputs after run {run.id} "
+                f"({(run.head_sha or '?')[:7]}): {', '.join(drift[:10])}",
+                hint="let the PR sweep again on its current head, then re-run the merge",
+            )
         return SourceRun(
             id=run.id,
             attempt=run.run_attempt,
@@ -803,6 +809,21 @@ class GateReuse:
             conclusion=run.conclusion,
             latest=run_id is None,
         )
+
+    def _drift(self, run: Any, *, candidate: str, main_sha: str) -> tuple[str, ...]:
+        from changelog_tools.drift import check_drift
+
+        # The squash puts the candidate's tree on top of main, so the candidate with main as
+        # its "before" is exactly what main will look like.
+        report = check_drift(
+            self.repo,
+            source=run.head_sha,
+            merged=candidate,
+            before=main_sha,
+            patterns=self.config.drift_paths,
+            changelog=self.config.changelog,
+        )
+        return report.items()
 
 
 def run_merge(
@@ -822,7 +843,7 @@ def run_merge(
         config=config,
         repo=repo,
         github=github,
-        reuse=GateReuse(config=config, github=github, repo=repo),
+        reuse=GateReuse(config=config, github=github, repo=repo, progress=progress),
         progress=progress,
     )
     return flow.run(request)
