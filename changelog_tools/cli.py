@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("changelog_tools.commands.validate", "validate"),
     "merge": ("changelog_tools.commands.merge", "merge"),
     "check": ("changelog_tools.commands.check", "check"),
+    "reuse-gate": ("changelog_tools.commands.reuse_gate", "reuse_gate"),
 }
 
 

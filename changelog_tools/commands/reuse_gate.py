@@ -1,0 +1,250 @@
+"""`changelog-tools reuse-gate`: the CI step that decides whether to reuse a PR's sweep."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from changelog_tools.commands._common import config_option
+from changelog_tools.config import Config
+from changelog_tools.errors import ChangelogToolsError, UsageError
+from changelog_tools.reuse import Decision, Event
+
+
+def _progress(message: str) -> None:
+    click.echo(f"reuse-gate: {message}", err=True)
+
+
+def _read_payload(env: Mapping[str, str]) -> dict[str, Any]:
+    path = env.get("GITHUB_EVENT_PATH")
+    if not path:
+        return {}
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read the event payload GITHUB_EVENT_PATH={path}: {exc}") from None
+    return data if isinstance(data, dict) else {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def event_from_environment(
+    env: Mapping[str, str],
+    *,
+    name: str | None = None,
+    action: str | None = None,
+    pr_number: int | None = None,
+    sha: str | None = None,
+    ref: str | None = None,
+    before: str | None = None,
+) -> Event:
+    """The triggering event: flags first, then the GitHub Actions variables and payload."""
+    payload = _read_payload(env)
+    name = name or env.get("GITHUB_EVENT_NAME")
+    if not name:
+        raise UsageError(
+            "no event to judge: pass --event-name, or run inside GitHub Actions (GITHUB_EVENT_NAME)"
+        )
+    pull = payload.get("pull_request")
+    if pr_number is None:
+        number = pull.get("number") if isinstance(pull, dict) else payload.get("number")
+        pr_number = number if isinstance(number, int) and not isinstance(number, bool) else None
+    if name == "push":
+        sha = sha or _text(payload.get("after"))
+        before = before or _text(payload.get("before"))
+    return Event(
+        name=name,
+        action=action or _text(payload.get("action")),
+        pr_number=pr_number,
+        sha=sha or env.get("GITHUB_SHA") or None,
+        ref=ref or env.get("GITHUB_REF") or _text(payload.get("ref")),
+        before=before,
+    )
+
+
+def _changelog_in_checkout(config: Config, checkout: Path) -> str:
+    target = (config.root / config.changelog).resolve()
+    try:
+        return target.relative_to(checkout.resolve()).as_posix()
+    except ValueError:
+        return config.changelog
+
+
+def gate(
+    config: Config,
+    event: Event,
+    *,
+    env: Mapping[str, str],
+    repository: str | None,
+    workflow: str | None,
+    checkout: Path,
+) -> Decision:
+    """Decide reuse for ``event`` against GitHub and the local clone (for the drift guard)."""
+    from changelog_tools import reuse
+    from changelog_tools.drift import check_drift
+    from changelog_tools.github import PullRequest, WorkflowRun, make_github
+    from changelog_tools.gitrepo import open_repo
+
+    policy = reuse.Policy.from_config(config, workflow=workflow)
+    api = make_github(config, env=env, repository=repository, log=_progress)
+
+    def drift(pr: PullRequest, run: WorkflowRun) -> Sequence[str]:
+        assert run.head_sha is not None and event.sha is not None  # validated before
+        repo = open_repo(checkout)
+        report = check_drift(
+            repo,
+            source=run.head_sha,
+            merged=event.sha,
+            patterns=config.drift_paths,
+            changelog=_changelog_in_checkout(config, repo.path),
+            before=event.before,
+            pr_number=pr.number,
+            remote=config.remote,
+        )
+        return report.items()
+
+    decision = reuse.decide(event, policy, api, drift_check=drift, log=_progress)
+    _progress(f"{api.requests} GitHub API request(s)")
+    return decision
+
+
+@click.command("reuse-gate")
+@click.option("--event-name", help="pull_request or push  [default: $GITHUB_EVENT_NAME]")
+@click.option(
+    "--event-action", help="The pull_request action  [default: `action` of the event payload]"
+)
+@click.option(
+    "--pr",
+    "pr_number",
+    type=click.IntRange(min=1),
+    help="Pull request number  [default: from the event payload]",
+)
+@click.option(
+    "--commit-sha", help="The pushed commit  [default: `after` of a push payload, $GITHUB_SHA]"
+)
+@click.option("--ref", help="The pushed ref  [default: $GITHUB_REF]")
+@click.option(
+    "--before", help="Main before the push, for the drift guard  [default: `before` of the payload]"
+)
+@click.option("--workflow", help="Sweep workflow file  [default: config `sweep-workflow`]")
+@click.option(
+    "--repo",
+    "repository",
+    help="OWNER/NAME  [default: $GITHUB_REPOSITORY, else config `repository`]",
+)
+@click.option(
+    "--checkout",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Clone with full history, for the drift guard.",
+)
+@click.option(
+    "--github-output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Step outputs file  [default: $GITHUB_OUTPUT]",
+)
+@click.option(
+    "--step-summary",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Step summary file  [default: $GITHUB_STEP_SUMMARY]",
+)
+@config_option
+def reuse_gate(
+    event_name: str | None,
+    event_action: str | None,
+    pr_number: int | None,
+    commit_sha: str | None,
+    ref: str | None,
+    before: str | None,
+    workflow: str | None,
+    repository: str | None,
+    checkout: Path,
+    github_output: Path | None,
+    step_summary: Path | None,
+    config: Config,
+) -> int:
+    """Decide whether CI may reuse a pull request's finished sweep instead of sweeping again.
+
+    In a workflow it needs no flags: the event, commit, ref and repository come from the GitHub
+    Actions environment, the token from GH_TOKEN or GITHUB_TOKEN, labels, command and artifact
+    names from the configuration.
+
+    \b
+    pull_request synchronize: skip-pr-sweep=true when the PR carries an authorized
+      /reuse-sweep-run comment (newest whole line outside code, from an allowed association).
+    push to main: reuse-enabled=true when the commit is the merge commit of exactly one PR that
+      is authorized, has exactly one full-sweep label and no incompatible label, has a source
+      run (the pinned one, or the newest successful pull_request run on a commit still in the
+      PR with unexpired result artifacts), and did not change benchmark-affecting paths or its
+      changelog entries after that run (drift guard; needs a clone with full history).
+
+    \b
+    Outputs (to $GITHUB_OUTPUT, and as one JSON object on stdout): reuse-enabled,
+    skip-pr-sweep, reuse-source-run-id, reuse-source-run-attempt, reuse-source-run-url,
+    reuse-source-pr-number, reuse-source-head-sha, reuse-reason. A Markdown summary with the
+    source run's link goes to $GITHUB_STEP_SUMMARY.
+
+    \b
+    Exit status: 0 decided (either way; see reuse-reason), 2 usage or configuration error,
+    3 GitHub or git failed after retries (fail closed: no outputs are written).
+    \b
+    Examples:
+      changelog-tools reuse-gate                      # inside GitHub Actions
+      changelog-tools reuse-gate --event-name push --ref refs/heads/main \\
+          --commit-sha 1a2b3c4 --repo my-org/benchmarks
+    """
+    from changelog_tools.github import append_step_summary, write_step_outputs
+    from changelog_tools.reuse import render_error_summary, render_summary
+
+    env = os.environ
+    output_path = github_output or _env_path(env, "GITHUB_OUTPUT")
+    summary_path = step_summary or _env_path(env, "GITHUB_STEP_SUMMARY")
+    try:
+        event = event_from_environment(
+            env,
+            name=event_name,
+            action=event_action,
+            pr_number=pr_number,
+            sha=commit_sha,
+            ref=ref,
+            before=before,
+        )
+        decision = gate(
+            config,
+            event,
+            env=env,
+            repository=repository,
+            workflow=workflow,
+            checkout=checkout,
+        )
+    except ChangelogToolsError as exc:
+        if summary_path is not None:
+            append_step_summary(summary_path, render_error_summary(exc.message))
+        raise
+    outputs = decision.outputs()
+    if output_path is not None:
+        write_step_outputs(output_path, outputs)
+    if summary_path is not None:
+        append_step_summary(summary_path, render_summary(decision, event))
+    if decision.refused and env.get("GITHUB_ACTIONS") == "true":
+        click.echo(f"::warning title=reuse refused::{_escape(decision.reason)}", err=True)
+    _progress(decision.reason)
+    click.echo(json.dumps(outputs, indent=2))
+    return 0
+
+
+def _env_path(env: Mapping[str, str], name: str) -> Path | None:
+    value = env.get(name)
+    return Path(value) if value else None
+
+
+def _escape(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
