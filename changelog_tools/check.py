@@ -214,22 +214,23 @@ def _key_rules(
         entry.master_keys = mc.resolve_keys(entry.config_keys, names)
 
     append_only = [e for e in entries if e.append_only]
-    if append_only and len(append_only) != len(entries):
-        first_ao = append_only[0]
-        for entry in entries:
-            if not entry.append_only:
-                out.diagnostics.append(
-                    dx.error(
-                        dx.APPEND_ONLY_MIXED,
-                        f"entry {entry.index + 1} is a regular entry, but entry "
-                        f"{first_ao.index + 1} (line {first_ao.line}) is `append-only: true`; "
-                        "append-only entries cannot share a sweep with regular entries",
-                        path,
-                        entry.line,
-                        1,
-                        hint="append them in separate pull requests",
-                    )
-                )
+    regular = [e for e in entries if not e.append_only]
+    if append_only and regular:
+        # One finding, not one per entry: replaying a long history would otherwise drown in it.
+        first_ao, first_regular = append_only[0], regular[0]
+        out.diagnostics.append(
+            dx.error(
+                dx.APPEND_ONLY_MIXED,
+                f"entry {first_ao.index + 1} is `append-only: true`, but {len(regular)} other "
+                f"appended entr{'y is' if len(regular) == 1 else 'ies are'} regular (first: "
+                f"entry {first_regular.index + 1}, line {first_regular.line}); append-only "
+                "entries cannot share a sweep with regular entries",
+                path,
+                first_ao.line,
+                1,
+                hint="append them in separate pull requests",
+            )
+        )
 
     base: mc.Masters | None = None
     if masters_base is None:

@@ -430,7 +430,8 @@ def test_an_append_only_entry_may_widen_a_conc_range_and_add_rows() -> None:
 def test_append_only_and_regular_entries_cannot_share_a_change() -> None:
     head = appended(entry(KEY, extra=AO_AGENTIC), entry("beta-fp4-gpu-b-trt"))
     result = run(head, masters_head={MASTER_A: _more_points(), MASTER_B: MASTERS_B})
-    assert (dx.APPEND_ONLY_MIXED, "error", 22) in found(result)
+    assert found(result) == [(dx.APPEND_ONLY_MIXED, "error", 13)]
+    assert "entry 4, line 22" in result.report.diagnostics[0].message
 
 
 def test_append_only_cannot_select_a_config_missing_at_the_base() -> None:
