@@ -12,7 +12,6 @@ from pathlib import Path
 import changelog_tools
 from changelog_tools.testing.fakeci import FakeCI, Verdict, all_green
 from changelog_tools.testing.fakegithub import FakeGitHub
-
 from tests.conftest import commit_files, git
 
 REPOSITORY = "example-org/inferencex-mini"
@@ -49,7 +48,8 @@ class World:
         return git(self.origin, "rev-parse", ref)
 
     def origin_refs(self) -> str:
-        return git(self.origin, "for-each-ref", "--format=%(refname) %(objectname)")
+        # refs/pull/* is GitHub's bookkeeping (the fake updates it when it reads a PR)
+        return git(self.origin, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads")
 
     def origin_file(self, ref: str, path: str = CHANGELOG) -> bytes:
         return subprocess.run(
@@ -81,7 +81,9 @@ class World:
         sha = commit_files(self.author, files, title)
         git(self.author, "push", "-q", "origin", f"HEAD:refs/heads/{branch}")
         self.fake.add_pull(number, branch, title=title, labels=list(labels), **fields)
-        if sweep:
+        if not sweep:
+            self.fake.add_workflow("run-sweep.yml")
+        else:
             self.fake.add_run("run-sweep.yml", sha, head_branch=branch, artifacts=["results_bmk"])
         return sha
 
