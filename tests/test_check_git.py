@@ -283,3 +283,44 @@ def test_help_teaches_modes_and_exit_codes() -> None:
     assert proc.returncode == 0
     for text in ("--pr-number", "--changelog-file", "merge-base", "Exit status", "3 git failed"):
         assert text in proc.stdout
+
+
+# -- the shipped workflow --------------------------------------------------------------------
+
+
+def _workflow_step(name: str) -> str:
+    from changelog_tools import yamlload
+    from tests.conftest import REPO_ROOT
+
+    text = (REPO_ROOT / ".github/workflows/check-changelog.yml").read_text()
+    steps = yamlload.load(text).value["jobs"]["check-changelog"]["steps"]
+    script: str = next(s["run"] for s in steps if s.get("name") == name)
+    return script
+
+
+def test_the_workflow_step_annotates_a_wrong_pr_link_on_the_pull_request(
+    repo: Path, tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    head = branch(repo, "feature", {"perf-changelog.yaml": appended(entry(KEY, link=f"{PULL}9"))})
+    payload = {"number": 10, "pull_request": {"number": 10, "head": {"sha": head}}}
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "PR_NUMBER": "10",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": _event(tmp_path, payload),
+    }
+    script = _workflow_step("Check the changelog (annotations)")
+    proc = subprocess.run(
+        ["bash", "-e", "-c", script], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("::error file=perf-changelog.yaml,line=17,col=3,title=CL201::")
+    json_script = _workflow_step("Check the changelog (JSON result)")
+    subprocess.run(["bash", "-e", "-c", json_script], cwd=repo, env=env, check=True)
+    doc = json.loads((repo / "check-changelog.json").read_text())
+    assert (doc["mode"], doc["pr"], doc["ok"]) == ("pr", 10, False)
