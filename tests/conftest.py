@@ -14,6 +14,9 @@ import pytest
 
 from changelog_tools.gitrepo import GIT_LOCAL_VARS
 
+# The fake GitHub server and adapters bound to it (fixtures: fake, gh, make_gh, clock).
+pytest_plugins = ["tests.fakegithub_fixtures"]
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # Real public InferenceX data lives beside the checkout (shared/fixtures); tests that use it are
