@@ -24,8 +24,13 @@ from changelog_tools.errors import ChangelogToolsError, ExitCode
 COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("changelog_tools.commands.validate", "validate"),
     "merge": ("changelog_tools.commands.merge", "merge"),
+    "demo": ("changelog_tools.commands.demo", "demo"),
     "check": ("changelog_tools.commands.check", "check"),
     "reuse-gate": ("changelog_tools.commands.reuse_gate", "reuse_gate"),
+    "canonicalize": ("changelog_tools.commands.canonicalize", "canonicalize"),
+    "resolve": ("changelog_tools.commands.resolve", "resolve"),
+    "merge-driver": ("changelog_tools.commands.merge_driver", "merge_driver"),
+    "install-merge-driver": ("changelog_tools.commands.merge_driver", "install_merge_driver"),
 }
 
 

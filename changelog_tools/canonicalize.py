@@ -1,0 +1,451 @@
+"""Fill in placeholder pr-links of the entries a change appended, splicing only those values.
+
+The change is ``base`` -> ``head`` (the merge-base and the pull request's file). Only entries the
+change appended are looked at, and in each only the value on its ``  pr-link:`` line is
+replaced, so every other byte of the file stays identical. The result must pass `check` in main
+mode before anyone writes it; :class:`Refusal` carries every problem found when it does not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from changelog_tools import diagnostics as dx
+from changelog_tools.appendonly import ChangeKind, compare
+from changelog_tools.config import Config
+from changelog_tools.errors import DataError, UsageError
+from changelog_tools.fsutil import atomic_write
+from changelog_tools.ledger import ENTRY_START, Block, Splice, apply_splices, pr_link_lines
+from changelog_tools.links import LinkKind, canonical_link, classify, placeholder_links
+
+
+class Refusal(DataError):
+    """A rewrite that cannot be done safely; nothing was written.
+
+    ``diagnostics`` holds the refusal itself first, then the findings that caused it.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        path: str,
+        line: int | None = None,
+        hint: str | None = None,
+        details: Sequence[dx.Diagnostic] = (),
+    ) -> None:
+        where = f"{path}:{line}" if line else path
+        super().__init__(f"{where}: {message}", hint=hint)
+        self.code = code
+        self.diagnostics: tuple[dx.Diagnostic, ...] = (
+            dx.error(code, message, path, line, 1 if line else None, hint=hint),
+            *details,
+        )
+
+
+@dataclass(frozen=True)
+class Substitution:
+    """One pr-link value replaced: ``entry`` is 1-based, ``line`` the pr-link's line."""
+
+    entry: int
+    line: int
+    old: Any
+    new: str
+    near_miss: str = ""  # why the old value was a near-miss (fixed with --fix-near-misses)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "entry": self.entry,
+            "line": self.line,
+            "old": self.old,
+            "new": self.new,
+            "near-miss": self.near_miss or None,
+        }
+
+
+@dataclass(frozen=True)
+class LinkPlan:
+    """The splices (offsets into the scanned bytes) and what they replace."""
+
+    splices: tuple[Splice, ...]
+    substitutions: tuple[Substitution, ...]
+    warnings: tuple[dx.Diagnostic, ...]
+
+
+def entries_before(raw: bytes) -> int:
+    """How many entries ``raw`` holds, by counting entry starts (no parse needed)."""
+    return raw.count(b"\n" + ENTRY_START) + raw.startswith(ENTRY_START)
+
+
+# A one-line pr-link value: a quoted or plain scalar, optionally followed by a comment.
+_VALUE_RE = re.compile(r"""^(?P<core>"[^"\\]*"|'[^']*'|[^\s#'"][^#]*?|)(?P<rest>\s+#.*)?$""")
+
+
+def _value_span(raw: bytes, block: Block, link: Any) -> tuple[int, int, bytes] | None:
+    """Span of the link's own characters on the entry's single pr-link line, and a prefix.
+
+    The prefix is a space to insert when the line is a bare ``  pr-link:``. None when the link
+    is not written as a one-line scalar that reads back as ``link`` (then splicing the line
+    could change more than the link).
+    """
+    lines = pr_link_lines(raw, block)
+    if len(lines) != 1:
+        return None
+    found = lines[0]
+    text = raw[found.value_start : found.value_end].decode("utf-8", "replace")
+    match = _VALUE_RE.match(text)
+    if match is None:
+        return None
+    core = match["core"]
+    unquoted = core[1:-1] if core[:1] in ("'", '"') else core
+    if unquoted != ("" if link is None else link):
+        return None
+    start = found.value_start
+    prefix = b" " if not core and raw[start - 1 : start] == b":" else b""
+    return start, start + len(core.encode()), prefix
+
+
+def plan_links(
+    raw: bytes,
+    blocks: Sequence[Block],
+    *,
+    pr: int,
+    repository: str,
+    placeholders: tuple[str, ...],
+    fix_near_misses: bool,
+    path: str,
+    first_entry: int,
+) -> LinkPlan:
+    """Plan the pr-link substitutions for ``blocks`` (entries appended to ``raw``).
+
+    ``first_entry`` is the 1-based number of the first block in its file. Raises
+    :class:`Refusal` listing every link that is neither a placeholder nor this PR's own link,
+    every near-miss (unless ``fix_near_misses``), and every link not on one line.
+    """
+    target = canonical_link(repository, pr)
+    splices: list[Splice] = []
+    subs: list[Substitution] = []
+    warnings: list[dx.Diagnostic] = []
+    problems: list[dx.Diagnostic] = []
+    spell = f"write `{target}` or a placeholder ({', '.join(placeholder_links(repository, placeholders))})"
+    for i, block in enumerate(blocks):
+        entry = first_entry + i
+        data = block.data if isinstance(block.data, dict) else {}
+        link = data.get("pr-link")
+        link_line = next((ln for ln in pr_link_lines(raw, block)), None)
+        line = (
+            block.line + raw.count(b"\n", block.start, link_line.line_start)
+            if link_line
+            else block.line
+        )
+        if link is not None and not isinstance(link, str):
+            problems.append(
+                dx.error(
+                    dx.UNEXPECTED_LINK,
+                    f"entry {entry}: pr-link {link!r} is not a link",
+                    path,
+                    line,
+                    1,
+                    hint=spell,
+                )
+            )
+            continue
+        found = classify(link or "", repository=repository, placeholders=placeholders)
+        near = ""
+        if found.kind is LinkKind.CANONICAL:
+            if found.pr == pr:
+                continue
+            problems.append(
+                dx.error(
+                    dx.UNEXPECTED_LINK,
+                    f"entry {entry}: pr-link points at pull request #{found.pr}, not #{pr}",
+                    path,
+                    line,
+                    1,
+                    hint=f"an entry this pull request appends links to it: {spell}",
+                )
+            )
+            continue
+        if found.kind is LinkKind.INVALID or (
+            found.kind is LinkKind.NEAR_MISS and found.pr is not None and found.pr != pr
+        ):
+            problems.append(
+                dx.error(
+                    dx.UNEXPECTED_LINK,
+                    f"entry {entry}: pr-link {link!r} is neither a placeholder nor a link to "
+                    f"pull request #{pr}" + (f" ({found.reason})" if found.reason else ""),
+                    path,
+                    line,
+                    1,
+                    hint=spell,
+                )
+            )
+            continue
+        if found.kind is LinkKind.NEAR_MISS:
+            if not fix_near_misses:
+                problems.append(
+                    dx.error(
+                        dx.NEAR_MISS_PLACEHOLDER,
+                        f"entry {entry}: pr-link {link!r} is not an accepted placeholder: "
+                        f"{found.reason}",
+                        path,
+                        line,
+                        1,
+                        hint=f"{spell}; or pass --fix-near-misses to replace it with `{target}`",
+                    )
+                )
+                continue
+            near = found.reason or "near-miss"
+        span = _value_span(raw, block, link)
+        if span is None:
+            problems.append(
+                dx.error(
+                    dx.LINK_LINE,
+                    f"entry {entry}: could not find its pr-link as a one-line value on exactly "
+                    "one `  pr-link:` line",
+                    path,
+                    line,
+                    1,
+                    hint="write the pr-link on one line, indented by two spaces: "
+                    f"`  pr-link: {target}`",
+                )
+            )
+            continue
+        start, end, prefix = span
+        splices.append(Splice(start, end, prefix + target.encode()))
+        subs.append(Substitution(entry, line, link, target, near))
+        if near:
+            warnings.append(
+                dx.warning(
+                    dx.NEAR_MISS_FIXED,
+                    f"entry {entry}: near-miss pr-link {link!r} replaced with `{target}` ({near})",
+                    path,
+                    line,
+                    1,
+                )
+            )
+    if problems:
+        first = problems[0]
+        raise Refusal(
+            first.code,
+            f"{len(problems)} appended pr-link{'s' * (len(problems) != 1)} cannot be "
+            "canonicalized; nothing was changed",
+            path=path,
+            line=first.line,
+            details=problems,
+        )
+    return LinkPlan(tuple(splices), tuple(subs), tuple(warnings))
+
+
+def verify(
+    base: bytes | None,
+    head: bytes,
+    *,
+    config: Config,
+    mode: str,
+    path: str,
+    base_label: str,
+) -> tuple[dx.Diagnostic, ...]:
+    """Every finding of `check` on ``base`` -> ``head`` (config keys not cross-checked)."""
+    from changelog_tools.check import check_change
+
+    result = check_change(
+        base=base, head=head, config=config, mode=mode, path=path, base_label=base_label
+    )
+    return tuple(result.report.diagnostics)
+
+
+def require_valid(
+    base: bytes | None,
+    head: bytes,
+    *,
+    config: Config,
+    mode: str,
+    path: str,
+    base_label: str,
+    what: str,
+) -> tuple[dx.Diagnostic, ...]:
+    """Raise :class:`Refusal` (CL505) unless ``head`` passes `check` against ``base``.
+
+    Returns the warnings when it passes.
+    """
+    findings = verify(base, head, config=config, mode=mode, path=path, base_label=base_label)
+    errors = [d for d in findings if d.severity is dx.Severity.ERROR]
+    if errors:
+        raise Refusal(
+            dx.RESULT_INVALID,
+            f"{what} would not pass `check` in {mode} mode ({len(errors)} "
+            f"error{'s' * (len(errors) != 1)}); nothing was written",
+            path=path,
+            line=errors[0].line,
+            details=errors,
+        )
+    return tuple(d for d in findings if d.severity is not dx.Severity.ERROR)
+
+
+@dataclass(frozen=True)
+class Canonicalized:
+    """The outcome of :func:`canonicalize`: the new bytes and what changed."""
+
+    data: bytes
+    changed: bool
+    kind: ChangeKind
+    appended: int  # entries the change appended (the only ones looked at)
+    substitutions: tuple[Substitution, ...]
+    warnings: tuple[dx.Diagnostic, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "changed": self.changed,
+            "change": self.kind.value,
+            "appended": self.appended,
+            "substitutions": [s.as_json() for s in self.substitutions],
+        }
+
+
+def effective_config(config: Config, repository: str | None) -> Config:
+    """``config`` with ``repository`` overridden, so the written and validated links agree."""
+    return config if not repository else replace(config, repository=repository)
+
+
+def canonicalize(
+    base: bytes | None,
+    head: bytes,
+    *,
+    pr: int,
+    config: Config,
+    fix_near_misses: bool = False,
+    path: str | None = None,
+    base_label: str | None = None,
+) -> Canonicalized:
+    """Replace placeholder pr-links in the entries ``head`` appended to ``base`` with PR ``pr``'s.
+
+    Raises :class:`Refusal` when the change is not a valid append, when an appended link is
+    neither a placeholder nor this PR's own link (or a near-miss without ``fix_near_misses``),
+    or when the result would not pass `check` in main mode.
+    """
+    shown = path or config.changelog
+    label = base_label or f"{shown} (base)"
+    change = compare(base, head, path=shown, base_label=label, max_size=config.max_file_size)
+    if change.kind in (ChangeKind.NONE, ChangeKind.CORRECTED) and change.ok:
+        return Canonicalized(head, False, change.kind, 0, (), ())
+    errors = [d for d in change.diagnostics if d.severity is dx.Severity.ERROR]
+    if change.kind is not ChangeKind.APPENDED or errors:
+        raise Refusal(
+            dx.NOT_AN_APPEND,
+            "the change since the base is not a valid append of entries, so its links cannot be "
+            "canonicalized; fix these problems first (`changelog-tools check` lists them)",
+            path=shown,
+            line=errors[0].line if errors else None,
+            details=errors,
+        )
+    plan = plan_links(
+        head,
+        change.appended,
+        pr=pr,
+        repository=config.repository,
+        placeholders=config.placeholders,
+        fix_near_misses=fix_near_misses,
+        path=shown,
+        first_entry=entries_before(change.base) + 1,
+    )
+    if not plan.splices:
+        return Canonicalized(head, False, change.kind, len(change.appended), (), ())
+    result = apply_splices(head, plan.splices)
+    warnings = require_valid(
+        base,
+        result,
+        config=config,
+        mode="main",
+        path=shown,
+        base_label=label,
+        what="the canonicalized file",
+    )
+    return Canonicalized(
+        result,
+        True,
+        change.kind,
+        len(change.appended),
+        plan.substitutions,
+        plan.warnings + warnings,
+    )
+
+
+def read_file(path: Path, shown: str) -> bytes:
+    """Bytes of ``path``; a missing or unreadable file is a usage error, not a traceback."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{shown}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{shown}: is a directory, not a changelog file") from None
+    except OSError as exc:
+        raise UsageError(f"{shown}: cannot read: {exc.strerror}") from None
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """:func:`canonicalize_file`'s result: the file, what the base was, and what happened."""
+
+    path: Path
+    display: str
+    base_label: str
+    before: bytes
+    result: Canonicalized
+    written: bool
+
+
+def canonicalize_file(
+    path: Path,
+    *,
+    pr: int,
+    config: Config,
+    base_ref: str | None = None,
+    base_file: Path | None = None,
+    fix_near_misses: bool = False,
+    write: bool = True,
+    display: str | None = None,
+) -> FileOutcome:
+    """Canonicalize the changelog at ``path`` against a base read from git or a file.
+
+    The base is ``base_file``, else ``path`` at ``base_ref`` in the repository holding
+    ``path`` (default: the merge-base of HEAD and the main branch). Writes atomically when
+    ``write`` and something changed; raises :class:`Refusal` (nothing written) otherwise.
+    """
+    shown = display or str(path)
+    head = read_file(path, shown)
+    if base_file is not None:
+        base: bytes | None = read_file(base_file, str(base_file))
+        label = str(base_file)
+    else:
+        from changelog_tools.gitrepo import default_base, open_repo
+
+        repo = open_repo(path.resolve().parent)
+        try:
+            relative = path.resolve().relative_to(repo.path.resolve()).as_posix()
+        except ValueError:
+            raise UsageError(f"{shown} is not inside the repository {repo.path}") from None
+        ref = base_ref or default_base(
+            repo, head="HEAD", main_branch=config.main_branch, remote=config.remote
+        )
+        base = repo.read_blob(ref, relative)
+        label = f"{relative}@{ref[:12] if base_ref is None else ref}"
+    result = canonicalize(
+        base,
+        head,
+        pr=pr,
+        config=config,
+        fix_near_misses=fix_near_misses,
+        path=shown,
+        base_label=label,
+    )
+    written = False
+    if write and result.changed:
+        atomic_write(path, result.data)
+        written = True
+    return FileOutcome(path, shown, label, head, result, written)
