@@ -583,3 +583,42 @@ def _scope_of_config(
                 )
             )
     return out
+
+
+# -- `changelog-tools keys` -------------------------------------------------------------------
+
+
+def resolve_report(patterns: Sequence[str], masters: Masters) -> dx.Report:
+    """Resolve ``patterns`` (all keys when empty); unknown keys and empty wildcards are errors."""
+    report = dx.Report(command="keys")
+    report.extend(masters.all_diagnostics())
+    names = masters.names
+    rows: list[dict[str, Any]] = []
+    for pattern in patterns or ["*"]:
+        matches = resolve_key(pattern, names)
+        if not matches:
+            wildcard = "*" in pattern
+            report.extend(
+                [
+                    dx.error(
+                        dx.WILDCARD_NO_MATCH if wildcard else dx.UNKNOWN_CONFIG_KEY,
+                        f"wildcard {pattern!r} matches no master-config key"
+                        if wildcard
+                        else f"config key {pattern!r} is not defined in the master configs",
+                        "<command line>",
+                        hint=did_you_mean(suggestions(pattern, names)),
+                    )
+                ]
+            )
+        rows.append(
+            {
+                "pattern": pattern,
+                "matches": [
+                    {"key": n, "path": masters.index[n].path, "line": masters.index[n].line}
+                    for n in matches
+                ],
+            }
+        )
+    report.data["patterns"] = rows
+    report.data["master-configs"] = [f.path for f in masters.files]
+    return report
