@@ -529,30 +529,35 @@ class GitHub:
     def _rate_limit(
         self, status: int, headers: Mapping[str, Any], message: str
     ) -> _RateLimit | None:
-        """The wait a rate-limit answer asks for, or None when the answer is not one."""
+        """The wait a rate-limit answer asks for, or None when the answer is not one.
+
+        GitHub's documented order: ``Retry-After`` if present; else, when
+        ``X-RateLimit-Remaining`` is 0, until ``X-RateLimit-Reset``; else at least a minute.
+        """
+        if status not in (403, 429):
+            return None
         lower = message.lower()
         remaining = str(headers.get("x-ratelimit-remaining", ""))
         retry_after = headers.get("retry-after")
-        primary = lower.startswith("api rate limit exceeded") or (
-            status in (403, 429) and remaining == "0"
-        )
-        secondary = (
-            "secondary rate limit" in lower
+        limited = (
+            status == 429
+            or retry_after is not None
+            or remaining == "0"
+            or lower.startswith("api rate limit exceeded")
+            or "secondary rate limit" in lower
             or lower.endswith("please wait a few minutes before you try again.")
             or lower.endswith("please retry your request again later.")
         )
-        if status not in (403, 429):
-            return None
-        if status == 403 and not (primary or secondary or retry_after is not None):
+        if not limited:
             return None  # a plain permission problem
         if retry_after is not None:
             try:
                 return _RateLimit(max(0.0, float(retry_after)), f"Retry-After: {retry_after}")
             except ValueError:
                 pass
-        if primary and headers.get("x-ratelimit-reset"):
+        if remaining == "0":
             try:
-                reset = float(headers["x-ratelimit-reset"])
+                reset = float(headers.get("x-ratelimit-reset", ""))
             except ValueError:
                 reset = None
             if reset is not None:
@@ -602,7 +607,7 @@ class GitHub:
                         continue
                     raise self._fail(
                         GitHubStatusError,
-                        f"GitHub API {verb} {shown} failed after {attempt} attempts: {detail}",
+                        f"GitHub API {verb} {shown} failed after {_attempts(attempt)}: {detail}",
                         status=status,
                     ) from None
                 cls: type[GitHubStatusError] = NotFoundError if status == 404 else GitHubStatusError
@@ -631,7 +636,7 @@ class GitHub:
                     self._back_off(verb, shown, kind, attempt)
                     continue
                 raise self._fail(
-                    GitHubError, f"GitHub API {verb} {shown} {kind} after {attempt} attempts"
+                    GitHubError, f"GitHub API {verb} {shown} {kind} after {_attempts(attempt)}"
                 ) from None
             except ValueError as exc:  # a body that claims to be JSON but is not
                 raise self._fail(
@@ -955,6 +960,10 @@ class GitHub:
         return self._all(
             parse_artifact, self._repo_path(f"/actions/runs/{run_id}/artifacts"), key="artifacts"
         )
+
+
+def _attempts(count: int) -> str:
+    return f"{count} attempt{'s' * (count != 1)}"
 
 
 def next_link(header: str) -> str | None:

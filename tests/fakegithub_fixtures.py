@@ -5,6 +5,7 @@ Loaded for the whole suite through ``pytest_plugins`` in tests/conftest.py.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,8 @@ WORKFLOW = "run-sweep.yml"
 class Clock:
     """An injected clock: sleeping advances it instead of waiting."""
 
-    now: float = 1_700_000_000.0
+    # starts at the real time, because the fake stamps X-RateLimit-Reset with the real clock
+    now: float = field(default_factory=time.time)
     sleeps: list[float] = field(default_factory=list)
 
     def time(self) -> float:

@@ -413,8 +413,11 @@ class FakeGitHub:
                 self.send_response(status)
                 for name, value in headers.items():
                     self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(payload)
+                try:
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the client gave up (a stall outlasted it)
 
             do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
 
