@@ -203,10 +203,14 @@ class Outcome:
 
 def strip_ci_skip(text: str, *, extra: Sequence[str] = ()) -> str:
     """``text`` without CI-skip markers (case-insensitive) and `skip-checks: true` trailers."""
-    out = _SKIP_CHECKS_TRAILER.sub("", text)
-    for marker in (*CI_SKIP_MARKERS, *extra):
-        out = re.sub(r"[ \t]*" + re.escape(marker), "", out, flags=re.IGNORECASE)
-    return out
+    markers = "|".join(re.escape(m) for m in (*CI_SKIP_MARKERS, *extra))
+    pattern = re.compile(r"[ \t]*(?:" + markers + ")", re.IGNORECASE)
+    out = text
+    while True:  # removing one marker can join the halves of another: repeat until none
+        new = pattern.sub("", _SKIP_CHECKS_TRAILER.sub("", out))
+        if new == out:
+            return out
+        out = new
 
 
 def has_ci_skip(text: str, *, extra: Sequence[str] = ()) -> bool:
@@ -253,6 +257,20 @@ def authorize_body(command: str, run_id: int | None) -> str:
     return command if run_id is None else f"{command} {run_id}"
 
 
+def _merge_summary(
+    cfg: Config, attempt: mg.MergeAttempt, resolution: Resolution | None, main_sha: str
+) -> str:
+    if not attempt.merged:
+        return f"already up to date with {cfg.main_branch}"
+    text = f"merged {cfg.main_branch} ({main_sha[:12]})"
+    if resolution is not None:
+        plural = "y" if resolution.kept == 1 else "ies"
+        text += f"; {cfg.changelog} conflict resolved: kept {resolution.kept} PR entr{plural}"
+        if resolution.dropped:
+            text += f", dropped {resolution.dropped} already on main"
+    return text
+
+
 def _newer(a: CheckRun, b: CheckRun) -> bool:
     if a.started_at is not None and b.started_at is not None and a.started_at != b.started_at:
         return a.started_at > b.started_at
@@ -294,8 +312,8 @@ class Flow:
                     "merge", f"PR #{request.pr} is already merged as {merged.merge_commit_sha}"
                 )
                 return Outcome(None, True, merged.merge_commit_sha, request.dry_run, True)
-            scratch = stack.enter_context(self._scratch(pull, request))
-            plan = self.prepare(pull, request, scratch)
+            scratch, main_sha = stack.enter_context(self._scratch(pull))
+            plan = self.prepare(pull, request, scratch, main_sha)
             if request.dry_run:
                 self.say("plan", "dry run: nothing was posted, pushed or merged")
                 return Outcome(plan, False, None, True)
@@ -312,7 +330,8 @@ class Flow:
             self.repo.git_ok("checkout", "--quiet", branch)
 
     @contextlib.contextmanager
-    def _scratch(self, pull: PullRequest, request: MergeRequest) -> Iterator[mg.Scratch]:
+    def _scratch(self, pull: PullRequest) -> Iterator[tuple[mg.Scratch, str]]:
+        """Fetch main and the PR head; a worktree on the head; yields it and main's SHA."""
         self.say(
             "merge-main",
             f"fetching {self.config.remote} {self.config.main_branch} and {pull.head_ref}",
@@ -331,8 +350,7 @@ class Flow:
                 hint="someone pushed just now, or GitHub has not caught up: re-run in a moment",
             )
         with mg.scratch_worktree(self.repo, start=head_sha, pr=pull.number) as scratch:
-            self._main_sha = main_sha
-            yield scratch
+            yield scratch, main_sha
 
     # -- step 1: preflight ---------------------------------------------------------------------
 
@@ -383,11 +401,12 @@ class Flow:
             )
         return pull
 
-    def prepare(self, pull: PullRequest, request: MergeRequest, scratch: mg.Scratch) -> Plan:
+    def prepare(
+        self, pull: PullRequest, request: MergeRequest, scratch: mg.Scratch, main_sha: str
+    ) -> Plan:
         """Merge main, resolve, canonicalize and commit locally; then check and choose the run."""
         cfg = self.config
         n = pull.number
-        main_sha = self._main_sha
         wt = scratch.repo
         marker = cfg.skip_sweep_marker
         attempt = mg.merge_main(
@@ -398,24 +417,7 @@ class Flow:
         resolution: Resolution | None = None
         if attempt.conflicted:
             resolution = self._resolve(wt, attempt.conflicted, n)
-        if attempt.merged:
-            self.say(
-                "merge-main",
-                f"merged {cfg.main_branch} ({main_sha[:12]})"
-                + (
-                    f"; {cfg.changelog} conflict resolved: kept {resolution.kept} PR "
-                    f"entr{'y' if resolution.kept == 1 else 'ies'}"
-                    + (
-                        f", dropped {resolution.dropped} already on main"
-                        if resolution.dropped
-                        else ""
-                    )
-                    if resolution
-                    else ""
-                ),
-            )
-        else:
-            self.say("merge-main", f"already up to date with {cfg.main_branch}")
+        self.say("merge-main", _merge_summary(cfg, attempt, resolution, main_sha))
         base_bytes = wt.read_blob(main_sha, cfg.changelog)
         head_bytes = (
             (scratch.path / cfg.changelog).read_bytes()

@@ -208,7 +208,9 @@ def test_no_eligible_sweep_run_exits_1_and_says_how_to_pin_one(
 def test_a_failing_check_stops_the_flow_before_the_merge(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    verdict: Verdict = lambda _pr, _sha: {"check-changelog": "success", "lint": "failure"}
+    def verdict(_pr: int, _sha: str) -> dict[str, str | None]:
+        return {"check-changelog": "success", "lint": "failure"}
+
     for w in _world(tmp_path, monkeypatch, verdict):
         open_pr_a(w)
         assert merge("1") == 1
@@ -344,3 +346,53 @@ def test_a_maintainers_pin_is_kept_and_not_overridden(
     assert merge("1") == 0
     assert [c.body for c in w.fake.comments.values()] == [f"/reuse-sweep-run {older.id}"]
     assert f"main reuses sweep run {older.id}" in capsys.readouterr().out
+
+
+def test_checks_that_never_finish_time_out_with_exit_4_and_nothing_merged(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    w = world
+    open_pr_a(w)
+    w.ci.paused = True
+    assert merge("1", "--timeout", "0.1") == 4
+    err = capsys.readouterr().err
+    assert "timed out after 0.1s waiting for check-changelog" in err
+    assert "re-run `changelog-tools merge 1` to keep waiting" in err
+    assert not w.fake.pulls[1].merged
+    assert_clean_clone(w)
+
+
+def test_sigterm_while_waiting_removes_the_scratch_worktree_and_branch(world: World) -> None:
+    import os
+    import shutil
+    import signal
+    import subprocess
+    import sys
+
+    w = world
+    open_pr_a(w)
+    w.ci.paused = True
+    exe = shutil.which("changelog-tools", path=str(Path(sys.executable).parent))
+    assert exe
+    proc = subprocess.Popen(
+        [exe, "merge", "1"],
+        cwd=w.clone,
+        env={**os.environ, **w.env},
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if line.startswith("[wait] waiting"):
+            break
+    assert w.leftovers()[0], "the scratch branch exists while the flow runs"
+    proc.send_signal(signal.SIGTERM)
+    _, rest = proc.communicate(timeout=30)
+    assert proc.returncode == 130, "".join(seen) + rest
+    assert "interrupted" in rest
+    assert not w.fake.pulls[1].merged
+    assert git(w.clone, "for-each-ref", "refs/changelog-tools") == ""
+    assert_clean_clone(w)
