@@ -449,3 +449,40 @@ def canonicalize_file(
         atomic_write(path, result.data)
         written = True
     return FileOutcome(path, shown, label, head, result, written)
+
+
+def unified_diff(before: bytes, after: bytes, path: str, context: int = 3) -> str:
+    """A unified diff of two versions that differ only inside lines (same line count).
+
+    difflib would compare the whole file; a canonicalization changes a few known lines, so
+    comparing line by line keeps ``--check`` proportional on a long history.
+    """
+    old = before.decode("utf-8").splitlines(keepends=True)
+    new = after.decode("utf-8").splitlines(keepends=True)
+    if len(old) != len(new):
+        import difflib
+
+        return "".join(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", n=context))
+    changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+    if not changed:
+        return ""
+    out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
+    groups: list[list[int]] = []
+    for i in changed:
+        if groups and i - groups[-1][-1] <= 2 * context + 1:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    for group in groups:
+        start = max(0, group[0] - context)
+        end = min(len(old), group[-1] + context + 1)
+        size = end - start
+        out.append(f"@@ -{start + 1},{size} +{start + 1},{size} @@\n")
+        members = set(group)
+        for i in range(start, end):
+            if i in members:
+                out.append("-" + old[i])
+                out.append("+" + new[i])
+            else:
+                out.append(" " + old[i])
+    return "".join(out)

@@ -78,8 +78,12 @@ def _main_refs(repo: GitRepo, config: Config, current: str | None) -> list[str]:
     return refs
 
 
-def _on_main(repo: GitRepo, commit: str, refs: list[str]) -> bool:
-    return any(repo.is_ancestor(commit, ref) for ref in refs)
+def _on_main(repo: GitRepo, commit: str, refs: list[str]) -> str | None:
+    """The first of ``refs`` that contains ``commit``, shortened for messages."""
+    for ref in refs:
+        if repo.is_ancestor(commit, ref):
+            return ref.removeprefix("refs/remotes/").removeprefix("refs/heads/")
+    return None
 
 
 def _decide_by_main(repo: GitRepo, *, operation: str, theirs: str, config: Config) -> Sides:
@@ -89,13 +93,14 @@ def _decide_by_main(repo: GitRepo, *, operation: str, theirs: str, config: Confi
         current = repo.git("symbolic-ref", "--quiet", "HEAD")
     refs = _main_refs(repo, config, current)
     main_name = f"{config.remote}/{config.main_branch}"
-    short = theirs[:12]
-    if refs and _on_main(repo, theirs, refs):
-        return Sides("ours", operation, f"theirs ({short}) is on {main_name}")
+    found = _on_main(repo, theirs, refs)
+    if found:
+        return Sides("ours", operation, f"theirs ({theirs[:12]}) is on {found}")
     if current == f"refs/heads/{config.main_branch}":
         return Sides("theirs", operation, f"you are on {config.main_branch}")
-    if refs and _on_main(repo, "HEAD", refs):
-        return Sides("theirs", operation, f"ours (HEAD) is on {main_name}")
+    found = _on_main(repo, "HEAD", refs)
+    if found:
+        return Sides("theirs", operation, f"ours (HEAD) is on {found}")
     raise _refuse_sides(
         f"{operation}: neither side's commit is on {main_name} or {config.main_branch}, so which "
         "side is main cannot be told"

@@ -68,7 +68,6 @@ def canonicalize(
       changelog-tools canonicalize --pr 2650 --base-ref origin/main --fix-near-misses
       changelog-tools canonicalize --pr 7 --base-file base.yaml --repo acme/bench changelog.yaml
     """
-    import difflib
     import re
 
     from changelog_tools import canonicalize as core
@@ -116,14 +115,7 @@ def canonicalize(
         return emit(report, output_format)
     n = len(result.substitutions)
     if check_only:
-        diff = "".join(
-            difflib.unified_diff(
-                outcome.before.decode("utf-8").splitlines(keepends=True),
-                result.data.decode("utf-8").splitlines(keepends=True),
-                fromfile=f"a/{shown}",
-                tofile=f"b/{shown}",
-            )
-        )
+        diff = core.unified_diff(outcome.before, result.data, shown)
         report.data["diff"] = diff
         click.echo(
             f"{shown}: {n} pr-link{'s' * (n != 1)} would change (--check: nothing written)",
