@@ -427,7 +427,7 @@ class FakeGitHub:
         self.root_url = f"http://{self.host}:{server.server_address[1]}"
         self.base_url = self.root_url + self.prefix
         self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )
         self._thread.start()
         return self
