@@ -707,11 +707,10 @@ def test_the_command_reuses_a_real_squash_merge_and_links_the_source_run(tmp_pat
             "PUT", f"{fake.prefix}/repos/{REPO}/pulls/7/merge", {}, json.dumps(body).encode()
         )
         assert answer[0] == 200 and merge.merged
+        # deleted after the merge: the gate must fetch the PR's ref for the drift guard
+        git(origin, "branch", "-D", "feature")
         ci = tmp_path / "ci"
-        git(tmp_path, "clone", "-q", str(origin), str(ci))
-        git(
-            origin, "branch", "-D", "feature"
-        )  # deleted after merge: the gate must fetch the PR ref
+        git(tmp_path, "clone", "-q", "--no-local", str(origin), str(ci))
         env = _workflow_env(fake, tmp_path, "push", {
             "after": merge.merge_commit_sha, "before": merge.base_sha, "ref": "refs/heads/main",
         })  # fmt: skip
@@ -729,6 +728,7 @@ def test_the_command_reuses_a_real_squash_merge_and_links_the_source_run(tmp_pat
     summary = (tmp_path / "summary.md").read_text()
     assert f"- Source run: [run {run.id} attempt 1]({outputs['reuse-source-run-url']})" in summary
     assert "reuse-gate: 5 GitHub API request(s)" in proc.stderr
+    assert git(ci, "rev-parse", "refs/changelog-tools/pull/7/head") == swept
 
 
 def test_decision_outputs_fill_source_fields_only_when_reusing() -> None:
