@@ -461,9 +461,9 @@ def _push(
         return refuse(f"PR #{n} has no commits")
     shas = frozenset(c.sha for c in commits)
     if auth.run_id is not None:
-        source, why = _pinned(auth.run_id, pr, shas, policy, api, log)
+        source, why = pinned_source(auth.run_id, pr, shas, policy, api, log)
     else:
-        source, why = _latest(pr, shas, policy, api, log)
+        source, why = latest_source(pr, shas, policy, api, log)
     if source is None:
         return refuse(why)
     run = source.run
@@ -492,7 +492,7 @@ def _push(
     )
 
 
-def _pinned(
+def pinned_source(
     run_id: int,
     pr: PullRequest,
     shas: frozenset[str],
@@ -500,6 +500,7 @@ def _pinned(
     api: GateAPI,
     log: Callable[[str], None],
 ) -> tuple[Source | None, str]:
+    """Validate the pinned run ``run_id`` as a source; (None, reason) when it cannot be one."""
     log(f"reading pinned run {run_id}")
     try:
         run = api.get_workflow_run(run_id)
@@ -527,13 +528,14 @@ _KIND_TEXT = {
 }
 
 
-def _latest(
+def latest_source(
     pr: PullRequest,
     shas: frozenset[str],
     policy: Policy,
     api: GateAPI,
     log: Callable[[str], None],
 ) -> tuple[Source | None, str]:
+    """The newest eligible run (cheap fields first, then artifacts), or (None, reason)."""
     log(f"searching {policy.workflow} pull_request runs on branch {pr.head_ref!r}")
     skipped: Counter[str] = Counter()
     runs = api.iter_workflow_runs(
@@ -560,6 +562,11 @@ def _latest(
         f"PR #{pr.number} has no reusable {policy.workflow} run on any of its {len(shas)} "
         f"commit(s) ({checked}); pin one with `{policy.command} RUN_ID`"
     )
+
+
+# Earlier private names, still used by the merge flow.
+_pinned = pinned_source
+_latest = latest_source
 
 
 # ----------------------------------------------------------------------------------------------

@@ -722,9 +722,11 @@ class FakeGitHub:
         return pull.head_sha
 
     def base_sha(self, pull: FakePull) -> str:
+        """The base branch's tip: from the git origin while open, else as recorded (or a
+        stable made-up SHA when the test did not care)."""
         if self.git is not None and pull.state == "open":
             pull.base_sha = self.git.resolve(f"refs/heads/{pull.base_ref}") or pull.base_sha
-        return pull.base_sha
+        return pull.base_sha or fake_sha("base", self.repository, pull.base_ref)
 
     def pull_commits(self, pull: FakePull) -> list[FakeCommit]:
         if self.git is not None and pull.state == "open":
