@@ -1,0 +1,143 @@
+"""Benchmark: how many GitHub requests `reuse-gate` makes, and how long the whole command takes.
+
+Run: python bench/bench_reuse_gate.py [--repeat N]
+
+Request counts matter more than time (they spend the rate limit), so each decision below is
+made against the fake GitHub and the requests it received are counted:
+
+- pull_request synchronize (one comments page);
+- push to main, unpinned, the newest run eligible (the typical merge-with-reuse case);
+- push to main, unpinned, behind 40 failed runs and 250 comments (pages of 100);
+- push to main, pinned run.
+
+Then the installed command runs as a whole process for the typical push (drift guard included,
+against a real git clone), timed. Target: at most 5 requests for the typical push.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _util import console_script, time_command
+
+from changelog_tools import config as config_mod
+from changelog_tools.github import RetryPolicy, make_github
+from changelog_tools.reuse import Event, Policy, decide
+from changelog_tools.testing.fakegithub import FakeCommit, FakeGitHub, fake_sha
+
+REPO = "octo/widgets"
+WORKFLOW = "run-sweep.yml"
+
+
+def _scenario(fake: FakeGitHub, *, failed_runs: int, comments: int, pinned: bool) -> Event:
+    shas = [fake_sha("c", i) for i in range(3)]
+    merge = fake_sha("merge")
+    fake.add_pull(
+        7, "feature", head_sha=shas[-1], state="closed", merged=True,
+        merged_at="2024-02-01T00:00:00Z", merge_commit_sha=merge, labels=["full-sweep-enabled"],
+        commits=[FakeCommit(s) for s in shas],
+    )  # fmt: skip
+    for i in range(comments):
+        fake.add_comment(7, f"comment {i}", "eve", "NONE")
+    good = fake.add_run(WORKFLOW, shas[1], head_branch="feature", artifacts=["results_bmk"])
+    for _ in range(failed_runs):
+        fake.add_run(WORKFLOW, shas[2], head_branch="feature", conclusion="failure")
+    fake.add_comment(7, f"/reuse-sweep-run {good.id}" if pinned else "/reuse-sweep-run", "bob")
+    return Event("push", sha=merge, ref="refs/heads/main")
+
+
+def count_requests() -> None:
+    cases = [
+        ("pull_request synchronize", None),
+        ("push, unpinned, newest run eligible", {"failed_runs": 0, "comments": 2, "pinned": False}),
+        ("push, unpinned, 40 failed runs, 250 comments", {"failed_runs": 40, "comments": 250,
+                                                          "pinned": False}),
+        ("push, pinned run", {"failed_runs": 5, "comments": 2, "pinned": True}),
+    ]  # fmt: skip
+    policy = Policy.from_config(config_mod.defaults())
+    for label, options in cases:
+        with FakeGitHub(REPO) as fake:
+            if options is None:
+                fake.add_comment(7, "/reuse-sweep-run", "bob")
+                event = Event("pull_request", action="synchronize", pr_number=7)
+            else:
+                event = _scenario(fake, **options)  # type: ignore[arg-type]
+            env = {"GH_TOKEN": "t", "GITHUB_API_URL": fake.base_url, "GITHUB_REPOSITORY": REPO}
+            gh = make_github(config_mod.defaults(), env=env, policy=RetryPolicy(write_interval=0))
+            decision = decide(event, policy, gh)
+            what = "reuse" if decision.reuse_enabled else "skip PR sweep" * decision.skip_pr_sweep
+            print(f"{label:<48} {fake.count():>3} requests   ({what or 'no reuse'})")
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def time_command_run(repeat: int) -> None:
+    env_git = {
+        "GIT_AUTHOR_NAME": "B", "GIT_AUTHOR_EMAIL": "b@example.invalid",
+        "GIT_COMMITTER_NAME": "B", "GIT_COMMITTER_EMAIL": "b@example.invalid",
+    }  # fmt: skip
+    os.environ.update(env_git)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        origin = root / "origin.git"
+        _git(root, "init", "-q", "--bare", "-b", "main", str(origin))
+        work = root / "work"
+        _git(root, "clone", "-q", str(origin), str(work))
+        _git(work, "checkout", "-q", "-b", "main")
+        (work / "benchmarks").mkdir()
+        (work / "benchmarks/run.sh").write_text("echo v1\n")
+        _git(work, "add", "-A")
+        _git(work, "commit", "-q", "-m", "base")
+        _git(work, "push", "-q", "origin", "main")
+        _git(work, "checkout", "-q", "-b", "feature")
+        (work / "notes.txt").write_text("pr\n")
+        _git(work, "add", "-A")
+        _git(work, "commit", "-q", "-m", "pr")
+        _git(work, "push", "-q", "origin", "feature")
+        swept = _git(work, "rev-parse", "HEAD")
+        with FakeGitHub(REPO, git_origin=origin) as fake:
+            fake.add_pull(7, "feature", labels=["full-sweep-enabled"])
+            fake.add_run(WORKFLOW, swept, head_branch="feature", artifacts=["results_bmk"])
+            fake.add_comment(7, "/reuse-sweep-run", "bob")
+            _, _, body = fake.handle(
+                "PUT", f"{fake.prefix}/repos/{REPO}/pulls/7/merge", {},
+                json.dumps({"merge_method": "squash", "sha": swept}).encode(),
+            )  # fmt: skip
+            merge = json.loads(body)["sha"]
+            ci = root / "ci"
+            _git(root, "clone", "-q", "--no-local", str(origin), str(ci))
+            (ci / ".changelog-tools.yaml").write_text("github-write-interval: 0\n")
+            os.environ.update(GH_TOKEN="t", GITHUB_API_URL=fake.base_url, GITHUB_REPOSITORY=REPO)
+            before = fake.count()
+            args = [console_script(), "reuse-gate", "--event-name", "push",
+                    "--ref", "refs/heads/main", "--commit-sha", merge]  # fmt: skip
+            result = time_command(args, cwd=ci, repeat=repeat)
+            runs = repeat + 1
+            print(
+                f"{'reuse-gate push (whole process, drift guard)':<48} "
+                f"{(fake.count() - before) / runs:>3.0f} requests   min {result['min']:.3f} s   "
+                f"median {result['median']:.3f} s   max {result['max']:.3f} s"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    count_requests()
+    time_command_run(args.repeat)
+
+
+if __name__ == "__main__":
+    main()
