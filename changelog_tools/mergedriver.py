@@ -95,7 +95,7 @@ def _decide_by_main(repo: GitRepo, *, operation: str, theirs: str, config: Confi
     main_name = f"{config.remote}/{config.main_branch}"
     found = _on_main(repo, theirs, refs)
     if found:
-        return Sides("ours", operation, f"theirs ({theirs[:12]}) is on {found}")
+        return Sides("ours", operation, f"theirs, commit {theirs[:12]}, is on {found}")
     if current == f"refs/heads/{config.main_branch}":
         return Sides("theirs", operation, f"you are on {config.main_branch}")
     found = _on_main(repo, "HEAD", refs)

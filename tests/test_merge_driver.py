@@ -212,7 +212,7 @@ def test_after_a_conflicted_merge_resolve_reads_the_stages_and_canonicalizes(wor
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert read(repo) == canon(EXPECTED)
     assert proc.stderr.splitlines()[0].startswith(
-        "perf-changelog.yaml: merge: the PR is ours, main is theirs (theirs ("
+        "perf-changelog.yaml: merge: the PR is ours, main is theirs (theirs, commit "
     )
     assert "perf-changelog.yaml: appended the PR's entry as entry 6 (line 31)" in proc.stdout
     assert unmerged(repo) == []
