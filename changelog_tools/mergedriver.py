@@ -207,11 +207,20 @@ def resolve_conflict(
     given: str | None = None,
     write: bool = True,
     add: bool = False,
+    fix_near_misses: bool = False,
 ) -> tuple[Resolution, Sides]:
     """Resolve the conflicted ``path`` from the index; write it to the work tree (atomically)
     and stage it with ``add``. Nothing is written when it refuses."""
     conflict = read_conflict(repo, path, config=config, given=given)
-    resolution = resolve(conflict.base, conflict.pr, conflict.main, config=config, pr=pr, path=path)
+    resolution = resolve(
+        conflict.base,
+        conflict.pr,
+        conflict.main,
+        config=config,
+        pr=pr,
+        path=path,
+        fix_near_misses=fix_near_misses,
+    )
     if write:
         atomic_write(repo.path / path, resolution.data)
         if add:

@@ -360,11 +360,13 @@ def resolve(
     pr: int | None = None,
     path: str | None = None,
     verify_mode: str | None = None,
+    fix_near_misses: bool = False,
 ) -> Resolution:
     """Resolve the changelog from its merge-base, PR and main versions (bytes in, bytes out).
 
     ``base`` None means the file did not exist at the merge-base. With ``pr``, placeholder links
-    of the PR's entries become ``pr``'s canonical link. The result is checked against
+    of the PR's entries become ``pr``'s canonical link (near-misses too with
+    ``fix_near_misses``). The result is checked against
     ``main_side`` in ``verify_mode`` (default: main with ``pr``, local without, since the
     placeholders then stay). Raises :class:`~changelog_tools.canonicalize.Refusal`.
     """
@@ -388,7 +390,15 @@ def resolve(
             mode=mode,
         )
     return _resolve_appends(
-        pr_side, main_side, pr_change, main_info, labels=labels, config=config, pr=pr, mode=mode
+        pr_side,
+        main_side,
+        pr_change,
+        main_info,
+        labels=labels,
+        config=config,
+        pr=pr,
+        mode=mode,
+        fix_near_misses=fix_near_misses,
     )
 
 
@@ -402,6 +412,7 @@ def _resolve_appends(
     config: Config,
     pr: int | None,
     mode: str,
+    fix_near_misses: bool,
 ) -> Resolution:
     pr_first = entries_before(pr_change.base) + 1
     # Entries main added since the merge-base, by meaning; each can absorb one PR entry.
@@ -439,7 +450,7 @@ def _resolve_appends(
             pr=pr,
             repository=config.repository,
             placeholders=config.placeholders,
-            fix_near_misses=False,
+            fix_near_misses=fix_near_misses,
             path=labels.pr,
             first_entry=main_entries + 1,
         )

@@ -450,3 +450,16 @@ def test_cli_usage_errors_exit_2(sides: Path, args: tuple[str, ...], message: st
     proc = run_cli("resolve", *args, cwd=sides)
     assert proc.returncode == 2
     assert message in proc.stderr
+
+
+def test_near_miss_placeholders_are_refused_unless_fixing_is_asked_for() -> None:
+    near = entry("pr-x", "The PR's entry", "TBD")
+    pr_side, main = ledger(BASE, near), ledger(BASE, MAIN_1)
+    with pytest.raises(Refusal) as caught:
+        resolve(BASE, pr_side, main, config=CFG, pr=5, path="p")
+    assert [(d.code, d.line) for d in caught.value.diagnostics[1:]] == [
+        (dx.NEAR_MISS_PLACEHOLDER, 23)
+    ]
+    result = resolve(BASE, pr_side, main, config=CFG, pr=5, path="p", fix_near_misses=True)
+    assert result.data == ledger(main, canon(PR_1, 5))
+    assert [w.code for w in result.warnings] == [dx.NEAR_MISS_FIXED]

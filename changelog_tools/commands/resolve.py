@@ -15,6 +15,9 @@ from changelog_tools.config import Config
 @click.option("--pr", "--pr-number", "pr", type=click.IntRange(min=1), metavar="N",
               help="Replace placeholder pr-links of the PR's entries with PR N's link (and "
               "check the result in main mode).")  # fmt: skip
+@click.option("--fix-near-misses", is_flag=True,
+              help="With --pr, also replace near-miss placeholders (TBD, xxxx, ...), reporting "
+              "each one.")  # fmt: skip
 @click.option("--repo", "repository", metavar="OWNER/NAME",
               help="Repository of the canonical link (default: the `repository` option).")  # fmt: skip
 @click.option("--pr-side", type=click.Choice(["ours", "theirs"]),
@@ -35,6 +38,7 @@ from changelog_tools.config import Config
 def resolve(
     path: Path | None,
     pr: int | None,
+    fix_near_misses: bool,
     repository: str | None,
     pr_side: str | None,
     base_file: Path | None,
@@ -95,6 +99,8 @@ def resolve(
     files = (base_file, pr_file, main_file)
     file_mode = any(f is not None for f in files)
     to_stdout = output == "-"
+    if fix_near_misses and pr is None:
+        raise UsageError("--fix-near-misses needs --pr N (the link to write)")
     if to_stdout and output_format == "json":
         raise UsageError("--output - and --format json both want stdout; pick one")
     cfg = effective_config(config, repository)
@@ -123,6 +129,7 @@ def resolve(
                 config=cfg,
                 pr=pr,
                 path=shown,
+                fix_near_misses=fix_near_misses,
             )
         else:
             from changelog_tools.gitrepo import open_repo
@@ -142,6 +149,7 @@ def resolve(
                 given=pr_side,
                 write=output is None,
                 add=stage and output is None,
+                fix_near_misses=fix_near_misses,
             )
             sides_json = sides.as_json()
             click.echo(f"{shown}: {sides.describe()}", err=True)
