@@ -451,38 +451,94 @@ def canonicalize_file(
     return FileOutcome(path, shown, label, head, result, written)
 
 
-def unified_diff(before: bytes, after: bytes, path: str, context: int = 3) -> str:
-    """A unified diff of two versions that differ only inside lines (same line count).
+def _common_prefix(a: bytes, b: bytes) -> int:
+    limit = min(len(a), len(b))
+    i, step = 0, 1 << 16
+    while i + step <= limit and a[i : i + step] == b[i : i + step]:
+        i += step
+    while i < limit and a[i] == b[i]:
+        i += 1
+    return i
 
-    difflib would compare the whole file; a canonicalization changes a few known lines, so
-    comparing line by line keeps ``--check`` proportional on a long history.
+
+def unified_diff(before: bytes, after: bytes, path: str, context: int = 3) -> str:
+    """A unified diff of two versions of a file (what `canonicalize --check` prints).
+
+    Only the window between the first and the last differing byte (plus context) is split into
+    lines, so a few changed links at the end of a long history cost little.
     """
-    old = before.decode("utf-8").splitlines(keepends=True)
-    new = after.decode("utf-8").splitlines(keepends=True)
-    if len(old) != len(new):
+    if before == after:
+        return ""
+    head = _common_prefix(before, after)
+    tail = _common_prefix(before[head:][::-1], after[head:][::-1])
+    # Whole lines around the change, with `context` more lines on each side.
+    start = before.rfind(b"\n", 0, head) + 1
+    for _ in range(context):
+        if start == 0:
+            break
+        start = before.rfind(b"\n", 0, start - 1) + 1
+    end_old, end_new = len(before) - tail, len(after) - tail
+    stop = before.find(b"\n", max(end_old - 1, start))
+    stop = len(before) if stop == -1 else stop + 1
+    for _ in range(context):
+        if stop >= len(before):
+            break
+        nxt = before.find(b"\n", stop)
+        stop = len(before) if nxt == -1 else nxt + 1
+    after_stop = stop + (end_new - end_old)
+    first_line = before.count(b"\n", 0, start)
+    old = before[start:stop].decode("utf-8").splitlines(keepends=True)
+    new = after[start:after_stop].decode("utf-8").splitlines(keepends=True)
+    out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
+    for i1, i2, j1, j2, ops in _hunks(old, new, context):
+        out.append(
+            f"@@ -{_range(first_line + i1, i2 - i1)} +{_range(first_line + j1, j2 - j1)} @@\n"
+        )
+        out.extend(ops)
+    return "".join(out)
+
+
+def _hunks(
+    old: list[str], new: list[str], context: int
+) -> list[tuple[int, int, int, int, list[str]]]:
+    """Hunks as (old start, old end, new start, new end, lines with their +/-/space marks)."""
+    if len(old) != len(new):  # lines added or removed: let difflib align them
         import difflib
 
-        return "".join(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", n=context))
+        out = []
+        for group in difflib.SequenceMatcher(None, old, new).get_grouped_opcodes(context):
+            ops: list[str] = []
+            for tag, a1, a2, b1, b2 in group:
+                if tag == "equal":
+                    ops.extend(" " + line for line in old[a1:a2])
+                else:
+                    ops.extend("-" + line for line in old[a1:a2])
+                    ops.extend("+" + line for line in new[b1:b2])
+            out.append((group[0][1], group[-1][2], group[0][3], group[-1][4], ops))
+        return out
+    # Same number of lines (a canonicalization edits inside lines): pair them up.
     changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
-    if not changed:
-        return ""
-    out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
     groups: list[list[int]] = []
     for i in changed:
         if groups and i - groups[-1][-1] <= 2 * context + 1:
             groups[-1].append(i)
         else:
             groups.append([i])
-    for group in groups:
-        start = max(0, group[0] - context)
-        end = min(len(old), group[-1] + context + 1)
-        size = end - start
-        out.append(f"@@ -{start + 1},{size} +{start + 1},{size} @@\n")
-        members = set(group)
-        for i in range(start, end):
-            if i in members:
-                out.append("-" + old[i])
-                out.append("+" + new[i])
-            else:
-                out.append(" " + old[i])
-    return "".join(out)
+    hunks = []
+    for run in groups:
+        lo, hi = max(0, run[0] - context), min(len(old), run[-1] + context + 1)
+        members = set(run)
+        ops = []
+        for i in range(lo, hi):
+            ops.extend(("-" + old[i], "+" + new[i]) if i in members else (" " + old[i],))
+        hunks.append((lo, hi, lo, hi, ops))
+    return hunks
+
+
+def _range(start: int, length: int) -> str:
+    # difflib's format: "start,length" 1-based, "start" alone for one line, start-1 for none.
+    if length == 1:
+        return f"{start + 1}"
+    if not length:
+        return f"{start},0"
+    return f"{start + 1},{length}"

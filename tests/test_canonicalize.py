@@ -319,3 +319,12 @@ def test_cli_git_mode_uses_the_merge_base_with_main_as_the_base(make_repo, tmp_p
     explicit = run_cli("canonicalize", "--pr", "8", "--base-ref", "main~1", "--check", cwd=repo)
     assert explicit.returncode == 0
     assert "nothing to canonicalize" in explicit.stderr
+
+
+def test_the_unified_diff_of_added_lines_is_a_valid_patch_with_correct_ranges() -> None:
+    before = b"a\nb\nc\nd\ne\nf\ng\nh\n"
+    after = b"a\nb\nc\nd\nX\ne\nf\ng\nh\n"
+    assert unified_diff(before, after, "f") == (
+        "--- a/f\n+++ b/f\n@@ -2,6 +2,7 @@\n b\n c\n d\n+X\n e\n f\n g\n"
+    )
+    assert unified_diff(before, before, "f") == ""
