@@ -119,11 +119,12 @@ def plan_links(
     placeholders: tuple[str, ...],
     fix_near_misses: bool,
     path: str,
-    first_entry: int,
+    first_entry: int = 1,
+    numbers: Sequence[int] | None = None,
 ) -> LinkPlan:
     """Plan the pr-link substitutions for ``blocks`` (entries appended to ``raw``).
 
-    ``first_entry`` is the 1-based number of the first block in its file. Raises
+    Blocks are numbered from ``first_entry`` (1-based, in their file), or by ``numbers``. Raises
     :class:`Refusal` listing every link that is neither a placeholder nor this PR's own link,
     every near-miss (unless ``fix_near_misses``), and every link not on one line.
     """
@@ -134,7 +135,7 @@ def plan_links(
     problems: list[dx.Diagnostic] = []
     spell = f"write `{target}` or a placeholder ({', '.join(placeholder_links(repository, placeholders))})"
     for i, block in enumerate(blocks):
-        entry = first_entry + i
+        entry = numbers[i] if numbers is not None else first_entry + i
         data = block.data if isinstance(block.data, dict) else {}
         link = data.get("pr-link")
         link_line = next((ln for ln in pr_link_lines(raw, block)), None)

@@ -443,7 +443,7 @@ def _resolve_appends(
     subs: tuple[Substitution, ...] = ()
     warnings: tuple[dx.Diagnostic, ...] = ()
     if pr is not None:
-        # Numbered as they will be in the result, so messages point at the resolved file.
+        # Problems point at the PR side (its entry numbers and lines).
         plan = plan_links(
             pr_side,
             [b for _, b in kept],
@@ -452,7 +452,7 @@ def _resolve_appends(
             placeholders=config.placeholders,
             fix_near_misses=fix_near_misses,
             path=labels.pr,
-            first_entry=main_entries + 1,
+            numbers=[number for number, _ in kept],
         )
         splices = list(plan.splices)
         warnings = plan.warnings
@@ -487,23 +487,23 @@ def _resolve_appends(
             lines[k],
             block.line,
             new_links.get(
-                main_entries + k + 1,
-                block.data.get("pr-link") if isinstance(block.data, dict) else None,
+                number, block.data.get("pr-link") if isinstance(block.data, dict) else None
             ),
         )
-        for k, (_, block) in enumerate(kept)
+        for k, (number, block) in enumerate(kept)
     )
-    # plan_links numbered kept entries as they are in the result but gave PR-side lines.
+    # The account reports substitutions where they are in the result: renumber and move.
+    position = {number: k for k, (number, _) in enumerate(kept)}
     subs = tuple(
         Substitution(
-            s.entry,
+            appended[k].entry,
             appended[k].line + s.line - kept[k][1].line,
             s.old,
             s.new,
             s.near_miss,
         )
         for s in subs
-        for k in [s.entry - main_entries - 1]
+        for k in [position[s.entry]]
     )
     more = require_valid(
         main,
