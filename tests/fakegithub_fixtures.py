@@ -47,6 +47,7 @@ def fake() -> Iterator[FakeGitHub]:
     finally:
         server.stop()
     assert not server.unhandled, f"requests the fake has no route for: {server.unhandled}"
+    assert not server.errors, f"the fake itself failed: {server.errors}"
 
 
 @pytest.fixture

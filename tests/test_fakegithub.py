@@ -411,3 +411,16 @@ def test_with_a_git_origin_a_conflicting_pull_request_is_not_mergeable(origin_fa
 def test_fake_shas_are_stable_40_hex_strings() -> None:
     assert fake_sha("x") == fake_sha("x") != fake_sha("y")
     assert len(fake_sha("x")) == 40 and int(fake_sha("x"), 16) >= 0
+
+
+def test_a_bug_in_a_handler_answers_500_and_is_kept_for_the_test(fake: FakeGitHub) -> None:
+    def broken(request: object) -> object:
+        raise RuntimeError("dictionary changed size during iteration")
+
+    fake._get_repo = broken  # type: ignore[method-assign]
+    status, _, body = fetch(fake.api(f"/repos/{REPO}"))
+    assert status == 500 and body["message"].startswith("fake GitHub failed: RuntimeError")
+    assert fake.errors == [
+        f"GET /repos/{REPO}: RuntimeError: dictionary changed size during iteration"
+    ]
+    fake.errors.clear()

@@ -382,6 +382,7 @@ class FakeGitHub:
         self.commit_pulls: dict[str, list[int]] = {}  # explicit commit -> PR numbers
         self.log: list[Request] = []
         self.unhandled: list[tuple[str, str]] = []
+        self.errors: list[str] = []  # exceptions raised by handlers (answered as 500)
         self.faults: list[Fault] = []
         self._ids = itertools.count(1001)
         self._minutes = itertools.count(1)
@@ -458,9 +459,12 @@ class FakeGitHub:
         """The next tick of the fake's clock (strictly increasing timestamps)."""
         return stamp(next(self._minutes))
 
+    # The add_* builders take the lock: tests and the demo add state while the server runs.
+
     def add_pull(self, number: int, head_ref: str, **fields: Any) -> FakePull:
         pull = FakePull(number, head_ref, **fields)
-        self.pulls[number] = pull
+        with self._lock:
+            self.pulls[number] = pull
         return pull
 
     def add_comment(
@@ -468,14 +472,16 @@ class FakeGitHub:
     ) -> FakeComment:
         when = self.now()
         comment = FakeComment(self.next_id(), issue, body, login, association, when, when)
-        self.comments[comment.id] = comment
+        with self._lock:
+            self.comments[comment.id] = comment
         return comment
 
     def add_workflow(
         self, file: str, name: str = "", workflow_id: int | None = None
     ) -> FakeWorkflow:
         wf = FakeWorkflow(workflow_id or self.next_id(), file, name or file)
-        self.workflows[file] = wf
+        with self._lock:
+            self.workflows[file] = wf
         return wf
 
     def add_run(
@@ -496,26 +502,30 @@ class FakeGitHub:
         for item in artifacts or []:
             name, expired = (item, False) if isinstance(item, str) else item
             run.artifacts.append(FakeArtifact(self.next_id(), name, expired))
-        self.runs[run_id] = run
+        with self._lock:
+            self.runs[run_id] = run
         return run
 
     def add_check_run(self, head_sha: str, name: str, **fields: Any) -> FakeCheckRun:
         fields.setdefault("started_at", self.now())
         check = FakeCheckRun(self.next_id(), head_sha, name, **fields)
-        self.check_runs.append(check)
+        with self._lock:
+            self.check_runs.append(check)
         return check
 
     def add_status(
         self, sha: str, state: str, context: str = "default", **fields: Any
     ) -> FakeStatus:
         status = FakeStatus(self.next_id(), sha, state, context, created_at=self.now(), **fields)
-        self.statuses.append(status)
+        with self._lock:
+            self.statuses.append(status)
         return status
 
     def add_review(self, pull: int, **fields: Any) -> FakeReview:
         fields.setdefault("submitted_at", self.now())
         review = FakeReview(self.next_id(), pull, **fields)
-        self.reviews.append(review)
+        with self._lock:
+            self.reviews.append(review)
         return review
 
     # -- faults ---------------------------------------------------------------------------------
@@ -627,7 +637,11 @@ class FakeGitHub:
             time.sleep(fault.delay)
         if fault is not None and fault.status is not None and not fault.apply:
             return self._encode(Response(fault.status, fault.body, fault.headers))
-        response = self._answer(request, inside, headers)
+        try:
+            response = self._answer(request, inside, headers)
+        except Exception as exc:  # a bug in the fake: answer 500 and keep it for the test
+            self.errors.append(f"{method} {rel}: {type(exc).__name__}: {exc}")
+            response = _error(500, f"fake GitHub failed: {type(exc).__name__}: {exc}")
         if fault is not None and fault.status is not None:
             response = Response(fault.status, fault.body, fault.headers)
         return self._encode(response)
