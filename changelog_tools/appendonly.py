@@ -85,6 +85,20 @@ def separator_after(history: bytes) -> bytes:
     return b"\n"
 
 
+def _trailing_blank_lines(history: bytes) -> list[bytes]:
+    """The blank or whitespace-only lines at the end of ``history`` (oldest first)."""
+    lines: list[bytes] = []
+    end = len(history)
+    while end > 0:
+        start = history.rfind(b"\n", 0, end - 1) + 1
+        text = history[start : end - 1] if history.endswith(b"\n", 0, end) else history[start:end]
+        if text.strip():
+            break
+        lines.append(text)
+        end = start
+    return lines[::-1]
+
+
 def first_difference_line(a: bytes, b: bytes) -> int:
     """1-based line number (in ``b``) of the first byte where ``a`` and ``b`` differ."""
     limit = min(len(a), len(b))
@@ -225,18 +239,40 @@ def _compare_append(history: bytes, head: bytes, *, path: str, strict: bool) -> 
                 )
             )
         return Change(ChangeKind.INVALID, history, head, diagnostics=tuple(diags), fast_path=True)
-    expected = separator_after(history)
-    if lead != expected:
-        blank = lead.count(b"\n")
+    # History's own trailing blank lines count toward the separator: main may end with an
+    # irregular whitespace-only line that already separates.
+    history_blank = _trailing_blank_lines(history)
+    lead_lines = _blank_lines(lead, 0, len(lead))
+    diags += _whitespace_line_warnings(lead_lines, first_new_line, path, strict=strict)
+    # Nothing added after history that already ends blank is fine even if history's own blank
+    # run is irregular: those are main's bytes, not this change's.
+    added_nothing = not lead and bool(history_blank)
+    problem = (
+        _separator_problem(history_blank + lead_lines, last=False)
+        if history and not added_nothing
+        else None
+    )
+    if history and problem is not None:
         diags.append(
             dx.error(
                 dx.APPEND_SEPARATOR,
                 "new entries must be separated from the existing history by exactly one empty "
-                f"line (found {blank} blank line{'s' * (blank != 1)})",
+                f"line ({problem})",
                 path,
                 first_new_line,
                 1,
                 hint="leave exactly one empty line before the first `- config-keys:` you add",
+            )
+        )
+    elif not history and lead:
+        diags.append(
+            dx.error(
+                dx.APPEND_SEPARATOR,
+                "a new changelog starts with its first `- config-keys:` line",
+                path,
+                1,
+                1,
+                hint="delete the blank lines at the start of the file",
             )
         )
     region_start = len(history) + len(lead)
@@ -244,42 +280,83 @@ def _compare_append(history: bytes, head: bytes, *, path: str, strict: bool) -> 
     ledger = parse_ledger(region, path=path, line_offset=history_lines + lead.count(b"\n"))
     diags.extend(ledger.diagnostics)
     blocks = tuple(_shift(b, region_start) for b in ledger.blocks)
-    diags.extend(_separator_findings(head, blocks, path))
+    diags.extend(_separator_findings(head, blocks, path, strict=strict))
     diags.extend(whitespace_findings(head, blocks, path, strict=strict))
     kind = ChangeKind.APPENDED if blocks else ChangeKind.INVALID
     return Change(kind, history, head, appended=blocks, diagnostics=tuple(diags), fast_path=True)
 
 
-def _separator_findings(head: bytes, blocks: tuple[Block, ...], path: str) -> list[dx.Diagnostic]:
+def _blank_lines(raw: bytes, start: int, end: int) -> list[bytes]:
+    """The lines of ``raw[start:end]``, which holds only whole blank or whitespace-only lines."""
+    return raw[start:end].split(b"\n")[:-1]
+
+
+def _separator_problem(lines: list[bytes], *, last: bool) -> str | None:
+    """Why a run of blank lines is not a valid separator, or None.
+
+    Between entries there must be a blank line and at most one of them truly empty; after the
+    last entry none may be empty (the file ends with exactly one newline). Whitespace-only lines
+    are the author's bytes (history carries dozens): they warn but do not break the rule.
+    """
+    empty = sum(1 for text in lines if not text)
+    if last:
+        return f"found {empty} empty line{'s' * (empty != 1)} at the end" if empty else None
+    if empty > 1:
+        return f"found {empty} empty lines"
+    if not lines:
+        return "found none"
+    return None
+
+
+def _whitespace_line_warnings(
+    lines: list[bytes], first_line: int, path: str, *, strict: bool
+) -> list[dx.Diagnostic]:
+    make = dx.error if strict else dx.warning
+    return [
+        make(
+            dx.WHITESPACE_ONLY_LINE,
+            "whitespace-only line next to a new entry",
+            path,
+            first_line + k,
+            1,
+            hint="delete the spaces",
+        )
+        for k, text in enumerate(lines)
+        if text
+    ]
+
+
+def _separator_findings(
+    head: bytes, blocks: tuple[Block, ...], path: str, *, strict: bool
+) -> list[dx.Diagnostic]:
+    """Exactly one empty line between new entries and none after the last."""
     out: list[dx.Diagnostic] = []
     for i, block in enumerate(blocks):
-        sep = block.separator(head)
-        line = _line_at(head, block.content_end)
+        lines = _blank_lines(head, block.content_end, block.end)
+        first_line = _line_at(head, block.content_end)
+        out += _whitespace_line_warnings(lines, first_line, path, strict=strict)
         last = i == len(blocks) - 1
-        if last and sep:
+        problem = _separator_problem(lines, last=last)
+        if problem is None:
+            continue
+        if last:
             out.append(
                 dx.error(
                     dx.FINAL_NEWLINES,
-                    "the file must end with exactly one newline after the last entry",
+                    f"the file must end with exactly one newline after the last entry ({problem})",
                     path,
-                    line,
+                    first_line,
                     1,
-                    hint="delete the blank or whitespace-only lines at the end of the file",
+                    hint="delete the empty lines at the end of the file",
                 )
             )
-        elif not last and sep != b"\n":
-            blank = sep.count(b"\n")
-            what = (
-                "whitespace-only line"
-                if sep.strip(b"\n") and not sep.strip()
-                else f"{blank} blank lines"
-            )
+        else:
             out.append(
                 dx.error(
                     dx.APPEND_SEPARATOR,
-                    f"new entries must be separated by exactly one empty line (found {what})",
+                    f"new entries must be separated by exactly one empty line ({problem})",
                     path,
-                    line,
+                    first_line,
                     1,
                     hint="leave exactly one empty line between entries",
                 )

@@ -189,6 +189,35 @@ def test_an_extra_newline_at_the_end_is_a_final_newline_error() -> None:
     assert (dx.FINAL_NEWLINES, "error", 18) in found(run(appended(entry(KEY)) + b"\n"))
 
 
+def test_a_whitespace_only_line_as_the_separator_between_new_entries_only_warns() -> None:
+    # History carries 27 such separators; a warning must not fail CI.
+    head = appended(entry(KEY)) + b"  \n" + entry(KEY)
+    result = run(head)
+    assert found(result) == [(dx.WHITESPACE_ONLY_LINE, "warning", 18)]
+    assert result.report.ok
+
+
+def test_a_whitespace_only_line_an_entry_carries_before_the_empty_line_only_warns() -> None:
+    head = appended(entry(KEY)) + b"  \n\n" + entry(KEY)
+    assert found(run(head)) == [(dx.WHITESPACE_ONLY_LINE, "warning", 18)]
+
+
+def test_a_whitespace_only_last_line_warns_but_an_empty_one_is_an_error() -> None:
+    assert found(run(appended(entry(KEY)) + b"  \n")) == [(dx.WHITESPACE_ONLY_LINE, "warning", 18)]
+    assert (dx.FINAL_NEWLINES, "error", 18) in found(run(appended(entry(KEY)) + b"  \n\n"))
+
+
+@pytest.mark.parametrize(("lead", "ok"), [(b"", True), (b"\n", True), (b"\n\n", False)])
+def test_history_ending_in_a_whitespace_only_line_counts_toward_the_separator(
+    lead: bytes, ok: bool
+) -> None:
+    base = BASE + b"  \n"
+    result = run(base + lead + entry(KEY), base=base)
+    assert result.report.ok is ok
+    if not ok:
+        assert (dx.APPEND_SEPARATOR, "error", 13) in found(result)
+
+
 def test_trailing_spaces_in_a_new_entry_warn_and_pass() -> None:
     head = appended(entry(KEY).replace(b"  description:\n", b"  description:  \n"))
     result = run(head)

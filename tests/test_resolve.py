@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from changelog_tools import diagnostics as dx
 from changelog_tools.canonicalize import Refusal, verify
+from changelog_tools.check import check_change
 from changelog_tools.config import Config, defaults
 from changelog_tools.ledger import parse_ledger
 from changelog_tools.resolve import carried, join_after, resolve
@@ -202,16 +203,19 @@ def test_a_pr_entry_linking_another_pr_is_refused_when_canonicalizing() -> None:
     assert caught.value.diagnostics[1].path == "p (PR side)"
 
 
-def test_a_whitespace_only_line_a_pr_entry_carries_is_kept_so_check_decides() -> None:
+def test_a_whitespace_only_line_a_pr_entry_carries_is_kept_and_only_warns() -> None:
     pr_side = BASE + b"\n" + PR_1 + b"  \n" + PR_2
     block = parse_ledger(pr_side, path="p").blocks[3]
     assert carried(pr_side, block) == b"  \n"
     assert join_after(BASE, [PR_1 + b"  \n", PR_2]) == pr_side
-    with pytest.raises(Refusal) as caught:
-        resolve(BASE, pr_side, ledger(BASE, MAIN_1), config=CFG, path="p")
-    # The PR's bytes are the PR's: not silently normalized, and `check` rejects the separator.
-    assert caught.value.code == dx.RESULT_INVALID
-    assert [d.code for d in caught.value.diagnostics[1:]] == [dx.APPEND_SEPARATOR]
+    main_side = ledger(BASE, MAIN_1)
+    result = resolve(BASE, pr_side, main_side, config=CFG, path="p")
+    # The PR's bytes are the PR's: not silently normalized; `check` warns about the line.
+    assert result.data == main_side + b"\n" + PR_1 + b"  \n" + PR_2
+    warned = check_change(base=main_side, head=result.data, config=CFG, mode="local")
+    assert [(d.code, d.severity.value) for d in warned.report.diagnostics] == [
+        (dx.WHITESPACE_ONLY_LINE, "warning")
+    ]
 
 
 # -- refusals -------------------------------------------------------------------------------
