@@ -16,6 +16,7 @@ from typing import Any
 
 from changelog_tools import diagnostics as dx
 from changelog_tools.ledger import (
+    ENTRY_START,
     ENTRY_START_RE,
     Block,
     Ledger,
@@ -97,6 +98,11 @@ def _trailing_blank_lines(history: bytes) -> list[bytes]:
         lines.append(text)
         end = start
     return lines[::-1]
+
+
+def count_entries(history: bytes) -> int:
+    """Entries in ``history`` (which passed the entry-start rule), by a C-speed byte scan."""
+    return history.count(b"\n" + ENTRY_START) + history.startswith(ENTRY_START)
 
 
 def first_difference_line(a: bytes, b: bytes) -> int:
@@ -277,13 +283,27 @@ def _compare_append(history: bytes, head: bytes, *, path: str, strict: bool) -> 
         )
     region_start = len(history) + len(lead)
     region = head[region_start:]
-    ledger = parse_ledger(region, path=path, line_offset=history_lines + lead.count(b"\n"))
+    history_entries = count_entries(history)
+    ledger = parse_ledger(
+        region,
+        path=path,
+        line_offset=history_lines + lead.count(b"\n"),
+        entry_offset=history_entries,
+    )
     diags.extend(ledger.diagnostics)
     blocks = tuple(_shift(b, region_start) for b in ledger.blocks)
     diags.extend(_separator_findings(head, blocks, path, strict=strict))
     diags.extend(whitespace_findings(head, blocks, path, strict=strict))
     kind = ChangeKind.APPENDED if blocks else ChangeKind.INVALID
-    return Change(kind, history, head, appended=blocks, diagnostics=tuple(diags), fast_path=True)
+    return Change(
+        kind,
+        history,
+        head,
+        appended=blocks,
+        diagnostics=tuple(diags),
+        fast_path=True,
+        history_entries=history_entries,
+    )
 
 
 def _blank_lines(raw: bytes, start: int, end: int) -> list[bytes]:

@@ -24,7 +24,6 @@ from changelog_tools import diagnostics as dx
 from changelog_tools import masterconfig as mc
 from changelog_tools.config import Config
 from changelog_tools.errors import GitError, UsageError
-from changelog_tools.ledger import ENTRY_START
 
 MODES = ("pr", "main", "local")
 
@@ -68,9 +67,7 @@ class AppendedEntry:
 def _history_entries(change: appendonly.Change) -> int:
     if change.history_entries is not None:
         return change.history_entries
-    # The fast path does not parse history; counting entry starts is a C-speed byte scan.
-    base = change.base
-    return base.count(b"\n" + ENTRY_START) + base.startswith(ENTRY_START)
+    return appendonly.count_entries(change.base)
 
 
 def _appended_entries(change: appendonly.Change) -> list[AppendedEntry]:

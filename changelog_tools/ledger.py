@@ -193,9 +193,14 @@ def parse_ledger(
     path: str,
     max_size: int | None = None,
     line_offset: int = 0,
+    entry_offset: int = 0,
     validate_entries: bool = True,
 ) -> Ledger:
-    """Parse ``raw`` into a :class:`Ledger`, collecting every file-level and schema problem."""
+    """Parse ``raw`` into a :class:`Ledger`, collecting every file-level and schema problem.
+
+    ``line_offset`` and ``entry_offset`` describe where ``raw`` sits in a larger file (the entries
+    and lines before it), so messages number entries and lines as the whole file does.
+    """
     diags = byte_rules(raw, path, max_size=max_size, line_offset=line_offset)
     if any(d.code in (dx.TOO_LARGE, dx.NOT_UTF8, dx.EMPTY_FILE) for d in diags):
         return Ledger(raw, path, (), tuple(diags), None, line_offset)
@@ -240,11 +245,11 @@ def parse_ledger(
         item_offsets.append(None)
         if isinstance(item, dict) and first_key != "config-keys":
             msg = (
-                f"entry {i + 1} starts with `{first_key}`; every entry must begin with "
+                f"entry {entry_offset + i + 1} starts with `{first_key}`; every entry must begin with "
                 "`- config-keys:` at column 0"
             )
         else:
-            msg = f"entry {i + 1} does not begin with `- config-keys:` at column 0"
+            msg = f"entry {entry_offset + i + 1} does not begin with `- config-keys:` at column 0"
         diags.append(
             dx.error(
                 dx.ENTRY_START,
@@ -288,7 +293,9 @@ def parse_ledger(
     if validate_entries:
         for i, item in enumerate(root):
             diags.extend(
-                schema.validate_entry(item, index=i, entry_path=(i,), loaded=loaded, file=path)
+                schema.validate_entry(
+                    item, index=entry_offset + i, entry_path=(i,), loaded=loaded, file=path
+                )
             )
     return Ledger(raw, path, tuple(blocks), tuple(diags), loaded, line_offset)
 
