@@ -33,7 +33,7 @@ from changelog_tools.github import (
     MergeResult,
     PullRequest,
 )
-from changelog_tools.gitrepo import GitRepo
+from changelog_tools.gitrepo import GitRepo, read_index_stages
 from changelog_tools.reuse import Authorization, find_authorization
 
 # Conclusions of a completed check run that block a merge (GitHub's list).
@@ -522,9 +522,9 @@ class Flow:
                 hint=f"merge {self.config.main_branch} into the PR branch by hand, push, and "
                 "re-run",
             )
-        base = mg.read_stage(wt, 1, changelog)
-        ours = mg.read_stage(wt, 2, changelog)
-        theirs = mg.read_stage(wt, 3, changelog)
+        # The flow merges main INTO the PR branch: ours (stage 2) is the PR, theirs (3) main.
+        stages = read_index_stages(wt, changelog)
+        base, ours, theirs = stages.get(1), stages.get(2), stages.get(3)
         if ours is None or theirs is None:
             mg.abort_merge(wt)
             raise AbortedError(
@@ -790,9 +790,9 @@ class GateReuse:
         shas = frozenset(out.split())
         log = lambda m: self.progress(f"[preflight] {m}")  # noqa: E731
         if run_id is not None:
-            source, why = reuse._pinned(run_id, pull, shas, policy, self.github, log)
+            source, why = reuse.pinned_source(run_id, pull, shas, policy, self.github, log)
         else:
-            source, why = reuse._latest(pull, shas, policy, self.github, log)
+            source, why = reuse.latest_source(pull, shas, policy, self.github, log)
         if source is None:
             raise DataError(why, hint=f"let the PR sweep, or pin a run: `{policy.command} RUN_ID`")
         run = source.run

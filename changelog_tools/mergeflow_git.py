@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any
 
 from changelog_tools.errors import AbortedError, GitError
 from changelog_tools.gitrepo import GitRepo
@@ -49,18 +48,6 @@ def sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def _execute(repo: GitRepo, *args: str, binary: bool = False) -> Any:
-    import git
-
-    try:
-        return repo.repo.git.execute(
-            ["git", *args], stdout_as_string=not binary, strip_newline_in_stdout=False
-        )
-    except git.GitCommandError as exc:
-        stderr = (exc.stderr or "").strip().removeprefix("stderr:").strip().strip("'")
-        raise GitError(f"git {' '.join(args)} failed: {stderr or exc}") from None
 
 
 def fetch_refs(
@@ -159,17 +146,6 @@ def merge_main(scratch: Scratch, *, main_sha: str, message: str) -> MergeAttempt
 def unmerged_paths(repo: GitRepo) -> list[str]:
     out = repo.git("diff", "--name-only", "--diff-filter=U", "-z", strip=False)
     return sorted({p for p in out.split("\0") if p})
-
-
-def read_stage(repo: GitRepo, stage: int, path: str) -> bytes | None:
-    """Bytes of ``path`` at index stage 1 (base), 2 (ours = PR) or 3 (theirs = main)."""
-    listed = repo.git("ls-files", "-s", "-z", "--", path, strip=False)
-    for record in listed.split("\0"):
-        meta, _, name = record.partition("\t")
-        if name == path and meta.split()[2:3] == [str(stage)]:
-            data: bytes = _execute(repo, "cat-file", "blob", meta.split()[1], binary=True)
-            return data
-    return None
 
 
 def abort_merge(repo: GitRepo) -> None:

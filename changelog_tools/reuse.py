@@ -565,8 +565,6 @@ def latest_source(
 
 
 # Earlier private names, still used by the merge flow.
-_pinned = pinned_source
-_latest = latest_source
 
 
 # ----------------------------------------------------------------------------------------------
