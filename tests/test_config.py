@@ -112,3 +112,22 @@ def test_the_schemas_directory_is_the_one_shipped_in_the_package() -> None:
 
     shipped = resources.files("changelog_tools").joinpath("schemas", "perf-changelog.schema.json")
     assert shipped.read_text() == (REPO_ROOT / "schemas" / "perf-changelog.schema.json").read_text()
+
+
+def test_every_generated_file_matches_the_code() -> None:
+    """`python -m changelog_tools.gendocs` output is committed: options and codes cannot drift."""
+    from changelog_tools import gendocs
+
+    for path, text in gendocs.outputs().items():
+        assert path.read_text(encoding="utf-8") == text, (
+            f"{path} is stale: run python -m changelog_tools.gendocs"
+        )
+
+
+def test_every_registered_code_is_unique_and_named() -> None:
+    from changelog_tools import gendocs
+    from changelog_tools.diagnostics import CODES
+
+    gendocs.render_codes()  # imports every module, registering every code
+    assert len({c.name for c in CODES.values()}) == len(CODES)
+    assert all(c.code.startswith("CL") and c.summary.endswith(".") for c in CODES.values())

@@ -15,9 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from changelog_tools import diagnostics as dx
 from changelog_tools.appendonly import separator_after
-from changelog_tools.canonicalize import Refusal
 from changelog_tools.config import Config, defaults
 from changelog_tools.ledger import Block, Ledger, parse_ledger
 from changelog_tools.resolve import Resolution, carried, resolve
