@@ -18,7 +18,7 @@ from changelog_tools import diagnostics as dx
 from changelog_tools.appendonly import ChangeKind, compare
 from changelog_tools.config import Config
 from changelog_tools.errors import DataError, UsageError
-from changelog_tools.fsutil import atomic_write
+from changelog_tools.fsutil import atomic_write, read_input
 from changelog_tools.ledger import ENTRY_START, Block, Splice, apply_splices, pr_link_lines
 from changelog_tools.links import LinkKind, canonical_link, classify, placeholder_links
 
@@ -377,18 +377,6 @@ def canonicalize(
     )
 
 
-def read_file(path: Path, shown: str) -> bytes:
-    """Bytes of ``path``; a missing or unreadable file is a usage error, not a traceback."""
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"{shown}: no such file") from None
-    except IsADirectoryError:
-        raise UsageError(f"{shown}: is a directory, not a changelog file") from None
-    except OSError as exc:
-        raise UsageError(f"{shown}: cannot read: {exc.strerror}") from None
-
-
 @dataclass(frozen=True)
 class FileOutcome:
     """:func:`canonicalize_file`'s result: the file, what the base was, and what happened."""
@@ -419,9 +407,9 @@ def canonicalize_file(
     ``write`` and something changed; raises :class:`Refusal` (nothing written) otherwise.
     """
     shown = display or str(path)
-    head = read_file(path, shown)
+    head = read_input(path, shown)
     if base_file is not None:
-        base: bytes | None = read_file(base_file, str(base_file))
+        base: bytes | None = read_input(base_file, str(base_file))
         label = str(base_file)
     else:
         from changelog_tools.gitrepo import default_base, open_repo

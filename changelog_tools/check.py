@@ -24,6 +24,7 @@ from changelog_tools import diagnostics as dx
 from changelog_tools import masterconfig as mc
 from changelog_tools.config import Config
 from changelog_tools.errors import GitError, UsageError
+from changelog_tools.fsutil import read_input
 
 MODES = ("pr", "main", "local")
 
@@ -517,17 +518,6 @@ def run_check(
     return _run_git(request, config, mode=mode, pr=pr, event=event, say=say)
 
 
-def _read(path: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path}: is a directory") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
-
-
 def _read_optional(path: str) -> bytes | None:
     try:
         return Path(path).read_bytes()
@@ -542,8 +532,8 @@ def _run_files(
 ) -> CheckResult:
     if request.head_file is None or request.base_file is None:
         raise UsageError("file mode needs both --base-file and --head-file")
-    head = _read(request.head_file)
-    base = _read(request.base_file)
+    head = read_input(request.head_file)
+    base = read_input(request.base_file)
     shown = display_path(Path(request.head_file), config)
     masters_head: dict[str, bytes | None] | None = None
     masters_base: dict[str, bytes | None] | None = None

@@ -7,6 +7,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from changelog_tools.errors import UsageError
+
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
@@ -33,3 +35,16 @@ def atomic_write(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def read_input(path: Path | str, shown: str | None = None) -> bytes:
+    """Bytes of an input file; a missing or unreadable file is a usage error, not a traceback."""
+    label = shown or str(path)
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{label}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{label}: is a directory, not a file") from None
+    except OSError as exc:
+        raise UsageError(f"{label}: cannot read: {exc.strerror}") from None

@@ -5,21 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from changelog_tools import diagnostics as dx
-from changelog_tools.errors import UsageError
+from changelog_tools.fsutil import read_input
 from changelog_tools.ledger import parse_ledger
 
 
 def validate_file(path: Path, *, display: str | None = None, max_size: int) -> dx.Report:
     """Validate the changelog at ``path``; the report's ``data`` carries the entry count."""
     shown = display or str(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"{shown}: no such file") from None
-    except IsADirectoryError:
-        raise UsageError(f"{shown}: is a directory, not a changelog file") from None
-    except OSError as exc:
-        raise UsageError(f"{shown}: cannot read: {exc.strerror}") from None
+    raw = read_input(path, shown)
     ledger = parse_ledger(raw, path=shown, max_size=max_size)
     report = dx.Report(command="validate")
     report.extend(ledger.diagnostics)

@@ -87,10 +87,10 @@ def resolve(
     import re
 
     from changelog_tools import diagnostics as dx
-    from changelog_tools.canonicalize import Refusal, effective_config, read_file
+    from changelog_tools.canonicalize import Refusal, effective_config
     from changelog_tools.commands._common import emit
     from changelog_tools.errors import UsageError
-    from changelog_tools.fsutil import atomic_write
+    from changelog_tools.fsutil import atomic_write, read_input
     from changelog_tools.resolve import Resolution
     from changelog_tools.resolve import resolve as resolve_bytes
 
@@ -120,12 +120,12 @@ def resolve(
             if pr_side is not None or stage:
                 raise UsageError("--pr-side and --add apply to index mode only")
             assert base_file is not None and pr_file is not None and main_file is not None
-            base = read_file(base_file, str(base_file))
+            base = read_input(base_file, str(base_file))
             shown = str(path) if path is not None else cfg.changelog
             resolution: Resolution = resolve_bytes(
                 base or None,
-                read_file(pr_file, str(pr_file)),
-                read_file(main_file, str(main_file)),
+                read_input(pr_file, str(pr_file)),
+                read_input(main_file, str(main_file)),
                 config=cfg,
                 pr=pr,
                 path=shown,
