@@ -14,6 +14,7 @@ from importlib import resources
 from typing import Any
 
 from changelog_tools import diagnostics as dx
+from changelog_tools.quickschema import quick_valid
 from changelog_tools.yamlload import Loaded, Path
 
 ENTRY_SCHEMA_FILE = "perf-changelog.schema.json"
@@ -91,8 +92,10 @@ def validate_entry(
                 col,
             )
         ]
+    if quick_valid(entry_schema(), entry) is True:
+        return []  # the common case, decided without importing jsonschema
     validator = _validator()
-    if validator.is_valid(entry):  # the common case; cheaper than collecting errors
+    if validator.is_valid(entry):
         return []
     out: list[dx.Diagnostic] = []
     seen: set[tuple[str, tuple[Any, ...]]] = set()
