@@ -210,6 +210,10 @@ def run_demo(
     try:
         with _world(root, say) as (shell, paths, fake, _ci):
             _story(shell, paths, fake, result, say)
+    except BaseException:
+        if keep:  # the caller never sees `result` now; say where to look
+            say(f"kept the repositories in {root}")
+        raise
     finally:
         if keep:
             result.workdir = root

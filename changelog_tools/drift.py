@@ -26,6 +26,7 @@ from changelog_tools.errors import GitError
 from changelog_tools.gitrepo import GitRepo, git_status
 
 _ZERO = "0" * 40
+_FULL_HISTORY = "check out with full history (actions/checkout with fetch-depth: 0)"
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def ensure_commit(repo: GitRepo, sha: str, *, what: str, fetch: tuple[str, str] 
             return
     raise GitError(
         f"{what} {sha} is not in the clone at {repo.path}",
-        hint="check out with full history (actions/checkout with fetch-depth: 0)",
+        hint=_FULL_HISTORY,
     )
 
 
@@ -85,8 +86,17 @@ def merge_base_before(repo: GitRepo, merged: str, before: str | None) -> str:
         return repo.rev_parse(before)
     parent = repo.try_rev_parse(f"{merged}^1")
     if parent is None:
+        if _shallow(repo):
+            raise GitError(
+                f"the clone at {repo.path} is shallow: the parent of {merged} is missing",
+                hint=_FULL_HISTORY,
+            )
         raise GitError(f"commit {merged} has no parent, so nothing was merged into main")
     return parent
+
+
+def _shallow(repo: GitRepo) -> bool:
+    return repo.git("rev-parse", "--is-shallow-repository") == "true"
 
 
 def merged_tree(repo: GitRepo, base: str, source: str) -> tuple[str, tuple[str, ...]]:
@@ -171,7 +181,8 @@ def check_drift(
         fork_point = repo.merge_base(source, base)
     except GitError:
         raise GitError(
-            f"source run commit {source[:7]} shares no history with main at {base[:7]}"
+            f"source run commit {source[:7]} shares no history with main at {base[:7]}",
+            hint=_FULL_HISTORY if _shallow(repo) else None,
         ) from None
     tree, conflicts = merged_tree(repo, base, source)
     differing = repo.git(

@@ -28,7 +28,7 @@ import time
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +47,7 @@ _LINK_RE = re.compile(r'<([^>]*)>\s*;\s*rel="([^"]*)"')
 SECONDARY_RATE_LIMIT_WAIT = 60.0
 # However short the waits a server asks for, stop after this many rate-limit answers in a row.
 MAX_RATE_LIMIT_RETRIES = 6
+_EARLIEST = datetime.min.replace(tzinfo=UTC)  # sorts before every (aware) timestamp
 
 
 # ----------------------------------------------------------------------------------------------
@@ -264,9 +265,12 @@ def _time(data: Any, key: str) -> datetime | None:
     if not isinstance(value, str) or not value:
         return None
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         raise _Malformed(f"field '{key}' is not a timestamp: {value!r}") from None
+    # A server that leaves out the offset means UTC; a naive value would make sorting
+    # against aware ones raise TypeError.
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def _login(data: Any, key: str = "user") -> str | None:
@@ -860,7 +864,7 @@ class GitHub:
             for c in self.list_issue_comments(number)
             if marker in c.body and (author is None or c.author == author)
         ]
-        return max(found, key=lambda c: (c.created_at or datetime.min, c.id)) if found else None
+        return max(found, key=lambda c: (c.created_at or _EARLIEST, c.id)) if found else None
 
     # -- commits, checks and statuses -----------------------------------------------------------
 
@@ -1007,6 +1011,14 @@ def resolve_token(env: Mapping[str, str]) -> str:
         raise ConfigError(
             "GH_TOKEN or GITHUB_TOKEN must hold a GitHub token",
             hint="in a workflow: env: GH_TOKEN: ${{ github.token }}",
+        )
+    if not all("!" <= ch <= "~" for ch in token):
+        # Such a token cannot go into an HTTP header: every request would fail with a
+        # misleading transport error. The token itself is never shown.
+        name = "GH_TOKEN" if env.get("GH_TOKEN", "").strip() else "GITHUB_TOKEN"
+        raise ConfigError(
+            f"{name} holds whitespace or non-ASCII characters, so it cannot be a GitHub token",
+            hint="check how the variable is set (a pasted line break or quote?)",
         )
     return token
 

@@ -26,6 +26,7 @@ from changelog_tools.canonicalize import Substitution, canonicalize
 from changelog_tools.config import Config
 from changelog_tools.errors import AbortedError, DataError, GitHubError
 from changelog_tools.github import (
+    AmbiguousWriteError,
     CheckRun,
     CombinedStatus,
     Comment,
@@ -226,7 +227,9 @@ def squash_message(
     skip_marker: str,
 ) -> tuple[str, str]:
     """(title, body) of the squash commit: the PR's own commits, no CI-skip marker anywhere."""
-    clean_title = " ".join(strip_ci_skip(title, extra=[skip_marker]).split()) or f"PR #{pr}"
+    # Collapse whitespace first: collapsing after stripping could form a marker ("[skip\tci]").
+    clean_title = " ".join(strip_ci_skip(" ".join(title.split()), extra=[skip_marker]).split())
+    clean_title = clean_title or f"PR #{pr}"
     lines: list[str] = []
     for message in commit_messages:
         if f"{mg.FLOW_TRAILER}:" in message:
@@ -604,14 +607,37 @@ class Flow:
             )
             return
         self.say("authorize", f"posting `{plan.authorize_body}` on PR #{plan.pr}")
-        comment = self.github.create_issue_comment(plan.pr, plan.authorize_body)
-        if comment.author_association not in self.config.reuse_allowed_associations:
+        try:
+            comment = self.github.create_issue_comment(plan.pr, plan.authorize_body)
+        except AmbiguousWriteError:
+            # The answer was lost: the comment may exist. Look before posting once more, so a
+            # flaky POST neither fails the flow nor leaves two comments.
+            found = self._posted_authorization(plan)
+            if found is None:
+                self.say("authorize", "the post did not land; posting once more")
+                found = self.github.create_issue_comment(plan.pr, plan.authorize_body)
+            else:
+                self.say("authorize", f"the post landed as comment {found.id}")
+            comment = found
+        allowed = {a.upper() for a in self.config.reuse_allowed_associations}
+        if comment.author_association.upper() not in allowed:
             raise AbortedError(
                 f"the authorization comment was posted as {comment.author or 'unknown'} "
                 f"({comment.author_association}), which `reuse-allowed-associations` does not "
                 "accept; nothing was pushed or merged",
                 hint="run the merge with a maintainer's token, or delete the comment",
             )
+
+    def _posted_authorization(self, plan: Plan) -> Comment | None:
+        """The comment a lost POST of ``plan.authorize_body`` created, if it exists."""
+        known = plan.authorization.comment_id if plan.authorization else 0
+        body = (plan.authorize_body or "").strip()
+        mine = [
+            c
+            for c in self.github.list_issue_comments(plan.pr)
+            if c.id > known and c.body.strip() == body
+        ]
+        return max(mine, key=lambda c: c.id) if mine else None
 
     # -- step 3: push ---------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ import re
 import shutil
 import signal
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -83,19 +83,49 @@ class Scratch:
     path: Path
 
 
+def no_hooks_env(hooks_dir: Path, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Environment entries that point ``core.hooksPath`` at ``hooks_dir`` (an empty directory).
+
+    Appended after any ``GIT_CONFIG_COUNT`` entries the caller already has, so they survive.
+    """
+    environ = os.environ if environ is None else environ
+    try:
+        count = max(0, int(environ.get("GIT_CONFIG_COUNT") or 0))
+    except ValueError:
+        count = 0
+    return {
+        "GIT_CONFIG_COUNT": str(count + 1),
+        f"GIT_CONFIG_KEY_{count}": "core.hooksPath",
+        f"GIT_CONFIG_VALUE_{count}": str(hooks_dir),
+    }
+
+
 @contextlib.contextmanager
 def scratch_worktree(repo: GitRepo, *, start: str, pr: int) -> Iterator[Scratch]:
-    """Check ``start`` out in a new worktree on a new branch; remove both on exit."""
+    """Check ``start`` out in a new worktree on a new branch; remove both on exit.
+
+    No git hook runs in the scratch worktree: a relative ``core.hooksPath`` (``.githooks``)
+    would resolve inside the PR's own checkout, and `git merge`/`commit` would then execute
+    scripts from the PR branch (with the maintainer's token in the environment).
+    """
     import git
 
     branch = f"changelog-tools/merge-pr-{pr}-{os.getpid()}"
     parent = Path(tempfile.mkdtemp(prefix=f"changelog-tools-pr{pr}-"))
     path = parent / "worktree"
+    hooks = parent / "no-hooks"
     try:
-        repo.git("worktree", "add", "--quiet", "-b", branch, str(path), start)
+        hooks.mkdir()
         try:
-            yield Scratch(GitRepo(git.Repo(str(path))), branch, path)
+            repo.git(
+                "-c", f"core.hooksPath={hooks}", "worktree", "add", "--quiet", "-b", branch,
+                str(path), start,
+            )  # fmt: skip
+            scratch = GitRepo(git.Repo(str(path)))
+            scratch.repo.git.update_environment(**no_hooks_env(hooks))
+            yield Scratch(scratch, branch, path)
         finally:
+            # also when `worktree add` failed or was interrupted after creating the branch
             remove_worktree(repo, path, branch)
     finally:
         shutil.rmtree(parent, ignore_errors=True)
@@ -185,6 +215,8 @@ def pr_commit_subjects(repo: GitRepo, *, main_sha: str, head: str) -> list[str]:
     return [m.strip() for m in out.split("\0") if m.strip()]
 
 
+_REMOTE_REFUSED = re.compile(r"\[remote rejected\] \(([^)\n]*)\)")
+_REMOTE_SAYS = re.compile(r"remote:[ \t]*([^\n]*)")
 _REJECTED = re.compile(r"\[rejected\]|\[remote rejected\]|non-fast-forward|fetch first|stale info")
 
 
@@ -196,6 +228,17 @@ def push(repo: GitRepo, *, remote: str, sha: str, branch: str, what: str) -> Non
         repo.repo.git.execute(["git", "push", "--porcelain", remote, f"{sha}:refs/heads/{branch}"])
     except git.GitCommandError as exc:
         text = f"{exc.stdout or ''}\n{exc.stderr or ''}"
+        refused = _REMOTE_REFUSED.search(text)
+        if refused:
+            # Branch protection or a server hook, not a race: say what the remote said.
+            remote_says = [m.strip() for m in _REMOTE_SAYS.findall(exc.stderr or "") if m.strip()]
+            why = refused.group(1) + (f": {'; '.join(remote_says[:3])}" if remote_says else "")
+            raise AbortedError(
+                f"{remote} refused the push to {branch} of {what} ({why}). Nothing was pushed "
+                "or merged",
+                hint="the branch may be protected against pushes; push the merge of main by "
+                "hand or lift the protection, then re-run",
+            ) from None
         if _REJECTED.search(text):
             raise AbortedError(
                 f"{remote} rejected the push to {branch}: the branch of {what} moved while "

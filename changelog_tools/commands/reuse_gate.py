@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -227,18 +227,32 @@ def reuse_gate(
         )
     except ChangelogToolsError as exc:
         if summary_path is not None:
-            append_step_summary(summary_path, render_error_summary(exc.message))
+            try:
+                append_step_summary(summary_path, render_error_summary(exc.message))
+            except OSError as write_error:  # the original error is the one to report
+                _progress(f"could not write the step summary {summary_path}: {write_error}")
         raise
     outputs = decision.outputs()
     if output_path is not None:
-        write_step_outputs(output_path, outputs)
+        _write(write_step_outputs, output_path, outputs, "step outputs")
     if summary_path is not None:
-        append_step_summary(summary_path, render_summary(decision, event))
+        _write(append_step_summary, summary_path, render_summary(decision, event), "step summary")
     if decision.refused and env.get("GITHUB_ACTIONS") == "true":
         click.echo(f"::warning title=reuse refused::{_escape(decision.reason)}", err=True)
     _progress(decision.reason)
     click.echo(json.dumps(outputs, indent=2))
     return 0
+
+
+def _write(writer: Callable[[Path, Any], None], path: Path, data: Any, what: str) -> None:
+    try:
+        writer(path, data)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot write the {what} to {path}: {exc.strerror or exc}",
+            hint="--github-output/--step-summary (or $GITHUB_OUTPUT/$GITHUB_STEP_SUMMARY) must "
+            "name a writable file",
+        ) from None
 
 
 def _env_path(env: Mapping[str, str], name: str) -> Path | None:
