@@ -541,7 +541,7 @@ def latest_source(
     runs = api.iter_workflow_runs(
         policy.workflow, event="pull_request", branch=pr.head_ref, status="completed"
     )
-    for run in runs:
+    for run in _workflow_must_exist(runs, policy):
         problem = run_problem(
             run, pr_number=pr.number, commit_shas=shas, policy=policy, pinned=False
         )
@@ -562,6 +562,19 @@ def latest_source(
         f"PR #{pr.number} has no reusable {policy.workflow} run on any of its {len(shas)} "
         f"commit(s) ({checked}); pin one with `{policy.command} RUN_ID`"
     )
+
+
+def _workflow_must_exist(runs: Iterator[WorkflowRun], policy: Policy) -> Iterator[WorkflowRun]:
+    """``runs``, with a 404 (unknown workflow file) explained; it stays an error (exit 3)."""
+    try:
+        yield from runs
+    except NotFoundError as exc:
+        raise NotFoundError(
+            exc.message,
+            status=exc.status,
+            hint=f"is `sweep-workflow` ({policy.workflow}) the file name of a workflow in "
+            ".github/workflows, and may the token read Actions?",
+        ) from None
 
 
 # Earlier private names, still used by the merge flow.

@@ -252,7 +252,8 @@ def test_the_combined_status_keeps_the_newest_status_per_context(fake: FakeGitHu
         body={"state": "error", "context": "x"},
     )
     assert status == 201 and created["state"] == "error"
-    assert fetch(fake.api(f"/repos/{REPO}/commits/{sha}/status"))[2]["state"] == "pending"
+    # GitHub's documented order: an error or failure wins over a pending context
+    assert fetch(fake.api(f"/repos/{REPO}/commits/{sha}/status"))[2]["state"] == "failure"
 
 
 def test_a_commit_maps_to_the_pull_request_merged_as_it(fake: FakeGitHub) -> None:

@@ -11,15 +11,16 @@ from pathlib import Path
 import pytest
 
 from changelog_tools import cli
+from changelog_tools import config as config_mod
 from changelog_tools import mergeflow_git as mg
 from changelog_tools.errors import ConfigError, DataError
-from changelog_tools.github import parse_comment, resolve_token
+from changelog_tools.github import GitHub, NotFoundError, parse_comment, resolve_token
 from changelog_tools.gitrepo import GitRepo, open_repo
 from changelog_tools.mergeflow import SourceRun, has_ci_skip, squash_message
-from changelog_tools.reuse import find_authorization
+from changelog_tools.reuse import Event, Policy, decide, find_authorization
 from changelog_tools.testing.fakegithub import FakeGitHub
 from tests.conftest import commit_files, git, run_cli
-from tests.fakegithub_fixtures import REPO, TOKEN, WORKFLOW, init_origin
+from tests.fakegithub_fixtures import REPO, TOKEN, WORKFLOW, init_origin, merged_pull, sha_of
 from tests.mergeworld import World, build_world, entry
 
 # ----------------------------------------------------------------------------------------------
@@ -294,6 +295,21 @@ def test_the_drift_guard_in_a_shallow_clone_asks_for_full_history(tmp_path: Path
         f"error: the clone at {ci} is shallow: the parent of {merged} is missing",
         "hint: check out with full history (actions/checkout with fetch-depth: 0)",
     ]
+
+
+def test_an_unknown_sweep_workflow_fails_closed_and_says_which_setting_to_check(
+    fake: FakeGitHub, gh: GitHub
+) -> None:
+    merged_pull(fake)
+    fake.add_comment(7, "/reuse-sweep-run", "bob", "MEMBER")
+    event = Event("push", sha=sha_of("merge7"), ref="refs/heads/main")
+    with pytest.raises(NotFoundError) as caught:
+        decide(event, Policy.from_config(config_mod.defaults()), gh)
+    assert caught.value.exit_code == 3 and caught.value.status == 404
+    assert caught.value.hint == (
+        "is `sweep-workflow` (run-sweep.yml) the file name of a workflow in .github/workflows, "
+        "and may the token read Actions?"
+    )
 
 
 # ----------------------------------------------------------------------------------------------

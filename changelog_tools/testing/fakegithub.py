@@ -1119,10 +1119,11 @@ class FakeGitHub:
         for s in self._statuses_of(sha):  # newest first: keep the first per context
             latest.setdefault(s.context, s)
         states = {s.state for s in latest.values()}
-        if not latest or "pending" in states:
-            state = "pending"
-        elif states & {"failure", "error"}:
+        # GitHub's order: any failure or error wins over pending
+        if states & {"failure", "error"}:
             state = "failure"
+        elif not latest or "pending" in states:
+            state = "pending"
         else:
             state = "success"
         response = self._page(request, [self.status_json(s) for s in latest.values()], "statuses")
