@@ -393,6 +393,22 @@ def _first_changed_field(base: Any, head: Any) -> str | None:
     return None
 
 
+def _first_changed_path(base: Any, head: Any) -> tuple[Any, ...]:
+    """Path inside ``head`` of the first value that differs from ``base`` (``()``: this one)."""
+    if isinstance(base, list) and isinstance(head, list):
+        for k, (old, new) in enumerate(zip(base, head, strict=False)):
+            if old != new:
+                return (k, *_first_changed_path(old, new))
+        return (min(len(base), len(head)),) if len(base) != len(head) else ()
+    if isinstance(base, dict) and isinstance(head, dict):
+        for key in head:
+            if key not in base:
+                return (key,)
+            if base[key] != head[key]:
+                return (key, *_first_changed_path(base[key], head[key]))
+    return ()
+
+
 def _entry_label(block: Block) -> str:
     keys = block.data.get("config-keys") if isinstance(block.data, dict) else None
     if isinstance(keys, list) and keys:
@@ -458,7 +474,9 @@ def _compare_full(
                 )
             )
             break
-        if n_head < n_base and any(b.data == new.data for b in base_blocks[i + 1 :]):
+        # A later base entry here means this one was deleted, also when the change appended
+        # as many entries as it deleted (the counts then match).
+        if any(b.data == new.data for b in base_blocks[i + 1 :]):
             diags.append(_deleted(old, n_base - n_head, path, new.line))
             break
         field_name = _first_changed_field(old.data, new.data)
@@ -466,6 +484,9 @@ def _compare_full(
         line = new.line
         if field_name and loaded is not None:
             line = (loaded.key_marks.get((i, field_name)) or (new.line, 1))[0]
+            inner = _first_changed_path(old.data.get(field_name), new.data.get(field_name))
+            if inner:  # point at the changed item (description[1]), not just the field's key
+                line = (loaded.mark((i, field_name, *inner)) or (line, 1))[0]
         diags.append(
             dx.error(
                 dx.ENTRY_CHANGED,

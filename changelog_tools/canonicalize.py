@@ -407,9 +407,9 @@ def canonicalize_file(
     ``write`` and something changed; raises :class:`Refusal` (nothing written) otherwise.
     """
     shown = display or str(path)
-    head = read_input(path, shown)
+    head = read_input(path, shown, max_size=config.max_file_size)
     if base_file is not None:
-        base: bytes | None = read_input(base_file, str(base_file))
+        base: bytes | None = read_input(base_file, str(base_file), max_size=config.max_file_size)
         label = str(base_file)
     else:
         from changelog_tools.gitrepo import default_base, open_repo

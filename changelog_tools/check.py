@@ -532,8 +532,8 @@ def _run_files(
 ) -> CheckResult:
     if request.head_file is None or request.base_file is None:
         raise UsageError("file mode needs both --base-file and --head-file")
-    head = read_input(request.head_file)
-    base = read_input(request.base_file)
+    head = read_input(request.head_file, max_size=config.max_file_size)
+    base = read_input(request.base_file, max_size=config.max_file_size)
     shown = display_path(Path(request.head_file), config)
     masters_head: dict[str, bytes | None] | None = None
     masters_base: dict[str, bytes | None] | None = None
@@ -572,7 +572,7 @@ def _run_files(
 def display_path(path: Path, config: Config) -> str:
     """``path`` relative to the repository root when inside it, for stable diagnostics."""
     try:
-        return str(path.resolve().relative_to(config.root.resolve()))
+        return str(path.resolve().relative_to(config.top))
     except ValueError:
         return str(path)
 
@@ -583,6 +583,12 @@ def _mode_text(mode: str, pr: int | None) -> str:
 
 def _commit(repo: Any, ref: str) -> str:
     sha: str | None = repo.try_rev_parse(ref)
+    if sha is None and ref == "HEAD":
+        # Only an unborn branch has no HEAD commit; "fetch it" would send the user astray.
+        raise GitError(
+            f"HEAD does not name a commit: the repository {repo.path} has no commits yet",
+            hint="commit the changelog first, or compare two files with --base-file/--head-file",
+        )
     if sha is None:
         raise GitError(
             f"unknown revision {ref!r} in {repo.path}",
@@ -607,35 +613,52 @@ def _run_git(
     head_sha = _commit(repo, head_ref)
     how = ""
     if request.base_ref:
-        base_sha = _commit(repo, request.base_ref)
+        base_sha: str | None = _commit(repo, request.base_ref)
         base_ref = request.base_ref
     elif mode == "main" and event is not None and event.mode == "main":
         # A push to main: the pushed range, or the first parent when `before` is unusable
         # (a new branch or a force push).
         before = event.base and repo.try_rev_parse(event.base)
-        base_sha = before or repo.try_rev_parse(f"{head_sha}^") or head_sha
+        parent = before or repo.try_rev_parse(f"{head_sha}^")
+        # A root commit has no parent: everything in it is new (comparing it with itself
+        # would pass any content).
+        base_sha = parent or None
         base_ref = event.base if before and event.base else f"{head_ref}^"
-        how = " (the push's previous tip)" if before else " (first parent)"
+        how = (
+            " (the push's previous tip)"
+            if before
+            else " (first parent)"
+            if parent
+            else " (none: a root commit, every entry is new)"
+        )
     else:
-        base_sha = gitrepo.default_base(
+        merge_base = gitrepo.default_base(
             repo, head=head_sha, main_branch=config.main_branch, remote=config.remote
         )
-        base_ref = base_sha[:12]
+        base_sha, base_ref = merge_base, merge_base[:12]
         how = f" (merge-base with {config.main_branch})"
-    changelog = request.changelog or config.changelog
+    # Git names files from the work tree's top: options are relative to the configuration's
+    # directory, command-line paths to the top (`./x` and absolute paths work too).
+    changelog = (
+        gitrepo.repo_relative(repo, request.changelog)
+        if request.changelog
+        else gitrepo.repo_relative(repo, config.changelog, start=config.root)
+    )
     head = repo.read_blob(head_sha, changelog)
     if head is None:
         raise UsageError(
             f"{changelog} does not exist at {head_ref} ({head_sha[:12]})",
             hint="pass --changelog-file PATH (relative to the repository root)",
         )
-    base = repo.read_blob(base_sha, changelog)
+    base = repo.read_blob(base_sha, changelog) if base_sha else None
     masters_head: dict[str, bytes | None] | None = None
     masters_base: dict[str, bytes | None] | None = None
     if request.config_keys:
-        paths = list(request.master_configs or config.master_configs)
+        paths = [gitrepo.repo_relative(repo, p) for p in request.master_configs] or [
+            gitrepo.repo_relative(repo, p, start=config.root) for p in config.master_configs
+        ]
         masters_head = {p: repo.read_blob(head_sha, p) for p in paths}
-        masters_base = {p: repo.read_blob(base_sha, p) for p in paths}
+        masters_base = {p: repo.read_blob(base_sha, p) for p in paths} if base_sha else None
     say(
         f"check: {changelog} at {base_ref}{how} -> {head_ref} ({head_sha[:12]}); "
         f"{_mode_text(mode, pr)}"

@@ -278,6 +278,12 @@ class Config:
     def changelog_path(self) -> Path:
         return self.root / self.changelog
 
+    @property
+    def top(self) -> Path:
+        """The top of the git work tree holding ``root`` (``root`` itself outside git): what
+        diagnostics and git name paths from, even when the configuration is in a subdirectory."""
+        return _repo_root(self.root.resolve())
+
     def canonical_link(self, pr: int, repository: str | None = None) -> str:
         return f"https://github.com/{repository or self.repository}/pull/{pr}"
 

@@ -7,6 +7,7 @@ logs, docs and suppressions can refer to them.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -47,6 +48,9 @@ TAB = _register("CL004", "tab", "The file contains a tab character.")
 NUL = _register("CL005", "nul", "The file contains a NUL byte.")
 TOO_LARGE = _register("CL006", "too-large", "The file is larger than `max-file-size`.")
 EMPTY_FILE = _register("CL007", "empty-file", "The file is empty.")
+BYTE_ORDER_MARK = _register(
+    "CL008", "byte-order-mark", "The file starts with a UTF-8 byte-order mark (BOM)."
+)
 # -- YAML structure ------------------------------------------------------------------------------
 YAML_SYNTAX = _register("CL010", "yaml-syntax", "The file is not valid YAML.")
 DUPLICATE_KEY = _register("CL011", "duplicate-key", "A mapping has the same key twice.")
@@ -368,7 +372,20 @@ def render_json(report: Report) -> str:
         "diagnostics": [d.as_json() for d in report.sorted()],
     }
     doc.update(report.data)
-    return json.dumps(doc, indent=2, sort_keys=False) + "\n"
+    try:
+        return json.dumps(doc, indent=2, sort_keys=False, allow_nan=False) + "\n"
+    except ValueError:  # a YAML `.nan`/`.inf` echoed back: NaN is not JSON, write it as text
+        return json.dumps(_finite(doc), indent=2, sort_keys=False) + "\n"
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _escape_data(value: str) -> str:

@@ -101,6 +101,8 @@ class GitRepo:
             blob = commit.tree / path
         except KeyError:
             return None
+        if blob.type != "blob":
+            return None  # a directory or a submodule: there is no file of that name
         data: bytes = blob.data_stream.read()
         return data
 
@@ -231,3 +233,27 @@ def git_status(repo: GitRepo, *args: str) -> tuple[int, str, str]:
         ["git", *args], with_extended_output=True, with_exceptions=False
     )
     return int(status), str(out), str(err)
+
+
+def repo_relative(repo: GitRepo, path: Path | str, *, start: Path | None = None) -> str:
+    """``path`` as git names it in a tree: relative to the work tree's top, ``/``-separated.
+
+    A relative ``path`` starts from ``start`` (default: the top), so a configuration file in a
+    subdirectory, ``./x`` and absolute paths all name the same tree entry. Raises
+    :class:`UsageError` for a path outside the work tree.
+    """
+    top = repo.path.resolve()
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        candidate = (start.resolve() if start is not None else top) / candidate
+    # normpath, not resolve(): the path need not exist in the work tree, only at the revision.
+    normal = Path(os.path.normpath(candidate))
+    for root in (top, repo.path.absolute()):
+        try:
+            return normal.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    try:
+        return normal.resolve().relative_to(top).as_posix()
+    except ValueError:
+        raise UsageError(f"{path} is outside the repository {top}") from None

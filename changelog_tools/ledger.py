@@ -148,6 +148,19 @@ def byte_rules(
                 hint="save the file as UTF-8",
             )
         )
+    if raw.startswith(b"\xef\xbb\xbf"):
+        # Some Windows editors add it; without this the only finding would be a puzzling
+        # "entry 1 does not begin with `- config-keys:`".
+        out.append(
+            dx.error(
+                dx.BYTE_ORDER_MARK,
+                "file starts with a UTF-8 byte-order mark (bytes EF BB BF)",
+                path,
+                1 + line_offset,
+                1,
+                hint="save the file as UTF-8 without a BOM",
+            )
+        )
     if not raw.endswith(b"\n"):
         last_line = _line_of(raw, len(raw), line_offset)
         out.append(

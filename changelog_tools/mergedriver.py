@@ -25,6 +25,7 @@ from changelog_tools.gitrepo import (
     GitRepo,
     operation_in_progress,
     read_index_stages,
+    repo_relative,
     special_head,
 )
 from changelog_tools.resolve import Resolution, resolve
@@ -338,7 +339,8 @@ def install(
 ) -> Installed:
     """Write the ``.gitattributes`` line and the ``merge.<name>.*`` git config (idempotent)."""
     name = config.merge_driver_name
-    line = attributes_line(config.changelog, name)
+    # `.gitattributes` at the top names paths from there, wherever the configuration lives.
+    line = attributes_line(repo_relative(repo, config.changelog, start=config.root), name)
     attributes = repo.path / ".gitattributes"
     try:
         existing = attributes.read_bytes()

@@ -131,9 +131,9 @@ def test_inserting_an_entry_before_existing_ones_is_an_error_at_the_inserted_lin
 # -- rule 3: immutability, corrections ----------------------------------------------------------
 
 
-def test_changing_an_existing_description_is_an_error_at_the_changed_field() -> None:
+def test_changing_an_existing_description_is_an_error_at_the_changed_item() -> None:
     head = BASE.replace(b'"Second sweep"', b'"Second sweep, edited"')
-    assert found(run(head)) == [(dx.ENTRY_CHANGED, "error", 9)]
+    assert found(run(head)) == [(dx.ENTRY_CHANGED, "error", 10)]
 
 
 def test_reformatting_history_without_changing_meaning_is_an_error() -> None:

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from changelog_tools import appendonly
+from changelog_tools.errors import UsageError
 from changelog_tools.fsutil import atomic_write
 from changelog_tools.ledger import Splice, apply_splices, parse_ledger
 from changelog_tools.testing.synth import SynthEntry
@@ -132,7 +133,7 @@ def test_atomic_write_failure_leaves_the_original_and_no_temp_file(
         raise OSError("disk full")
 
     monkeypatch.setattr("os.replace", fail)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(UsageError, match="cannot write: disk full"):
         atomic_write(target, b"new\n")
     assert target.read_bytes() == b"old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["perf-changelog.yaml"]

@@ -224,7 +224,7 @@ def test_a_whitespace_only_line_a_pr_entry_carries_is_kept_and_only_warns() -> N
 @pytest.mark.parametrize(
     ("pr_side", "line"),
     [
-        (ledger(A, B.replace(b"Second", b"Rewritten"), C, PR_1), 9),  # edited an entry
+        (ledger(A, B.replace(b"Second", b"Rewritten"), C, PR_1), 10),  # edited an entry
         (ledger(A, C, PR_1), 7),  # deleted an entry
         (ledger(A, B, C).replace(b'"First"\n', b'"First"  \n') + b"\n" + PR_1, 4),  # whitespace
     ],
@@ -436,7 +436,8 @@ def test_cli_refusal_writes_nothing_and_exits_1(sides: Path) -> None:
     assert proc.returncode == 1
     assert "perf-changelog.yaml (PR side):7:1: CL510 the PR side changed the history" in proc.stdout
     assert (
-        "perf-changelog.yaml (PR side):7:1: CL102 existing entry 2 (beta-x) changed" in proc.stdout
+        "perf-changelog.yaml (PR side):7:1: CL101 existing entry 2 (beta-x) was deleted"
+        in proc.stdout
     )
     assert (sides / "out.yaml").read_bytes() == b"untouched\n"
 

@@ -56,7 +56,8 @@ def display_path(path: Path, config: Config) -> str:
     """``path`` relative to the repository root when inside it, for stable diagnostics."""
     if not path.is_absolute():
         return str(path)  # as the user typed it
+    real = path.parent.resolve() / path.name  # the directories' real names, as config.top's
     try:
-        return str(path.relative_to(config.root.absolute()))
+        return str(real.relative_to(config.top))
     except ValueError:
         return str(path)

@@ -56,7 +56,9 @@ def keys(
             from changelog_tools.errors import GitError
 
             raise GitError(f"unknown revision {ref!r} in {repo.path}")
-        sources = {p: repo.read_blob(sha, p) for p in paths}
+        start = None if master_configs else config.root
+        names = [gitrepo.repo_relative(repo, p, start=start) for p in paths]
+        sources = {name: repo.read_blob(sha, name) for name in names}
     else:
         for p in paths:
             target = Path(p) if master_configs else config.root / p

@@ -63,7 +63,11 @@ def merge_driver(
         current=current,
         other=other,
         path=path or str(current),
-        load_config=lambda: load_config(config_path),
+        # git runs drivers at the top of the work tree and %P is relative to it: search for the
+        # configuration from the changelog's own directory, as the other commands do from theirs.
+        load_config=lambda: load_config(
+            config_path, start=(Path.cwd() / path).parent if path else None
+        ),
         given=pr_side,
         marker_size=marker_size,
         environ=dict(os.environ),

@@ -101,8 +101,8 @@ def resolve(
     to_stdout = output == "-"
     if fix_near_misses and pr is None:
         raise UsageError("--fix-near-misses needs --pr N (the link to write)")
-    if to_stdout and output_format == "json":
-        raise UsageError("--output - and --format json both want stdout; pick one")
+    if to_stdout and output_format != "text":
+        raise UsageError(f"--output - and --format {output_format} both want stdout; pick one")
     cfg = effective_config(config, repository)
     report = dx.Report(command="resolve")
     sides_json: dict[str, str] | None = None
@@ -120,12 +120,13 @@ def resolve(
             if pr_side is not None or stage:
                 raise UsageError("--pr-side and --add apply to index mode only")
             assert base_file is not None and pr_file is not None and main_file is not None
-            base = read_input(base_file, str(base_file))
+            limit = cfg.max_file_size
+            base = read_input(base_file, str(base_file), max_size=limit)
             shown = str(path) if path is not None else cfg.changelog
             resolution: Resolution = resolve_bytes(
                 base or None,
-                read_input(pr_file, str(pr_file)),
-                read_input(main_file, str(main_file)),
+                read_input(pr_file, str(pr_file), max_size=limit),
+                read_input(main_file, str(main_file), max_size=limit),
                 config=cfg,
                 pr=pr,
                 path=shown,
