@@ -84,6 +84,29 @@ def test_the_merge_flow_runs_no_git_hook_from_the_pr_branch_not_even_on_a_dry_ru
     assert not ran.exists(), ran.read_text()
 
 
+def test_the_push_runs_no_pre_push_hook_of_the_checked_out_pr(world: World, tmp_path: Path) -> None:
+    # `gh pr checkout 1` then `changelog-tools merge 1`: a relative hooksPath now names the
+    # PR's own copy of the hooks in the maintainer's checkout.
+    w = world
+    ran = tmp_path / "pre-push-ran.txt"
+    hook = w.author / ".githooks" / "pre-push"
+    hook.parent.mkdir(parents=True)
+    hook.write_text(f'#!/bin/sh\necho pre-push >> "{ran}"\n')
+    hook.chmod(0o755)
+    w.open_pr(1, "feat-a", {".githooks/pre-push": hook.read_text()}, title="Tune",
+              append=entry("Tune the TP sizes"))  # fmt: skip
+    git(w.clone, "fetch", "-q", "origin", "feat-a")
+    git(w.clone, "checkout", "-q", "-b", "feat-a", "FETCH_HEAD")
+    git(w.clone, "config", "core.hooksPath", ".githooks")
+    assert (w.clone / ".githooks" / "pre-push").stat().st_mode & stat.S_IXUSR
+
+    assert merge("1") == 0
+
+    assert w.fake.pulls[1].merged
+    assert not ran.exists()
+    assert git(w.clone, "symbolic-ref", "--short", "HEAD") == "feat-a"
+
+
 def test_a_scratch_branch_is_removed_when_worktree_add_is_interrupted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
