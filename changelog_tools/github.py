@@ -19,6 +19,7 @@ visible: list pages are retried one at a time and request counts are predictable
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import logging
 import os
@@ -833,6 +834,12 @@ class GitHub:
         _, data = self._request("PATCH", path, body={"body": body}, mode=Mode.IDEMPOTENT)
         comment: Comment = self._parse(parse_comment, data, path)
         return comment
+
+    def delete_issue_comment(self, comment_id: int) -> None:
+        """Delete a comment; one that is already gone counts as deleted (safe to repeat)."""
+        path = self._repo_path(f"/issues/comments/{comment_id}")
+        with contextlib.suppress(NotFoundError):
+            self._request("DELETE", path, mode=Mode.IDEMPOTENT)
 
     def upsert_issue_comment(
         self, number: int, body: str, *, marker: str, author: str | None = None

@@ -60,6 +60,7 @@ class MergeGitHub(Protocol):
     def get_pull(self, number: int) -> PullRequest: ...
     def list_issue_comments(self, number: int) -> tuple[Comment, ...]: ...
     def create_issue_comment(self, number: int, body: str) -> Comment: ...
+    def delete_issue_comment(self, comment_id: int) -> None: ...
     def list_check_runs(self, sha: str) -> tuple[CheckRun, ...]: ...
     def get_combined_status(self, sha: str) -> CombinedStatus: ...
     def merge_pull(
@@ -621,11 +622,17 @@ class Flow:
             comment = found
         allowed = {a.upper() for a in self.config.reuse_allowed_associations}
         if comment.author_association.upper() not in allowed:
+            # It authorizes nothing; left in place, every re-run would add another one.
+            try:
+                self.github.delete_issue_comment(comment.id)
+                left = "it was deleted again"
+            except GitHubError as exc:
+                left = f"deleting it failed ({exc.message}); delete comment {comment.id} by hand"
             raise AbortedError(
                 f"the authorization comment was posted as {comment.author or 'unknown'} "
                 f"({comment.author_association}), which `reuse-allowed-associations` does not "
-                "accept; nothing was pushed or merged",
-                hint="run the merge with a maintainer's token, or delete the comment",
+                f"accept; {left}. Nothing was pushed or merged",
+                hint="run the merge with a maintainer's token",
             )
 
     def _posted_authorization(self, plan: Plan) -> Comment | None:

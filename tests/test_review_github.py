@@ -197,6 +197,26 @@ def test_an_authorization_post_lost_twice_exits_3_without_pushing(
     assert "the write may or may not have been applied" in capsys.readouterr().err
 
 
+def test_a_token_whose_comments_cannot_authorize_leaves_no_comment_however_often_it_is_re_run(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    w = world
+    head = w.open_pr(1, "feat-a", {}, title="Tune", append=entry("Tune the TP sizes"))
+    w.fake.actor, w.fake.actor_association = "ci-bot", "NONE"
+
+    assert merge("1") == 4
+    assert merge("1") == 4  # before the fix: a second stray comment
+
+    assert comment_bodies(w) == []
+    assert w.fake.count("DELETE", r"/issues/comments/\d+$") == 2
+    assert w.origin_sha("refs/heads/feat-a") == head and not w.fake.pulls[1].merged
+    assert (
+        "error: the authorization comment was posted as ci-bot (NONE), which "
+        "`reuse-allowed-associations` does not accept; it was deleted again. Nothing was "
+        "pushed or merged"
+    ) in capsys.readouterr().err
+
+
 def test_a_push_refused_by_branch_protection_says_why_and_exits_4(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:
