@@ -636,13 +636,18 @@ class Flow:
             )
 
     def _posted_authorization(self, plan: Plan) -> Comment | None:
-        """The comment a lost POST of ``plan.authorize_body`` created, if it exists."""
+        """The comment a lost POST of ``plan.authorize_body`` created, if it exists.
+
+        Only comments that authorize count: someone else's identical but powerless comment
+        (a PR author asking for reuse) must not pass for ours.
+        """
         known = plan.authorization.comment_id if plan.authorization else 0
         body = (plan.authorize_body or "").strip()
+        allowed = {a.upper() for a in self.config.reuse_allowed_associations}
         mine = [
             c
             for c in self.github.list_issue_comments(plan.pr)
-            if c.id > known and c.body.strip() == body
+            if c.id > known and c.body.strip() == body and c.author_association.upper() in allowed
         ]
         return max(mine, key=lambda c: c.id) if mine else None
 

@@ -169,6 +169,23 @@ def test_a_lost_authorization_post_is_confirmed_by_rereading_and_never_posted_tw
     assert "[authorize] the post landed as comment" in capsys.readouterr().err
 
 
+def test_a_contributors_identical_comment_never_passes_for_a_lost_authorization_post(
+    world: World,
+) -> None:
+    w = world
+    w.open_pr(1, "feat-a", {}, title="Tune", append=entry("Tune the TP sizes"))
+    asked = w.fake.add_comment(1, "/reuse-sweep-run", "alice", "CONTRIBUTOR")
+    w.fake.fail("POST", r"/issues/1/comments$", 502)  # our post did not land
+
+    assert merge("1") == 0
+
+    assert [(c.login, c.association) for c in w.fake.comments.values()] == [
+        ("alice", "CONTRIBUTOR"),
+        (w.fake.actor, "MEMBER"),
+    ]
+    assert asked.id in w.fake.comments and w.fake.count("DELETE") == 0
+
+
 def test_an_authorization_post_that_never_landed_is_posted_once_more(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:
