@@ -353,7 +353,9 @@ def _separator_findings(
     out: list[dx.Diagnostic] = []
     for i, block in enumerate(blocks):
         lines = _blank_lines(head, block.content_end, block.end)
-        first_line = _line_at(head, block.content_end)
+        # Counted from the block's own line: counting from the file start per block is
+        # quadratic when a whole history is appended (a new file, a root commit).
+        first_line = block.line + head.count(b"\n", block.start, block.content_end)
         out += _whitespace_line_warnings(lines, first_line, path, strict=strict)
         last = i == len(blocks) - 1
         problem = _separator_problem(lines, last=last)

@@ -51,6 +51,12 @@ EMPTY_FILE = _register("CL007", "empty-file", "The file is empty.")
 BYTE_ORDER_MARK = _register(
     "CL008", "byte-order-mark", "The file starts with a UTF-8 byte-order mark (BOM)."
 )
+CONTROL_CHARACTER = _register(
+    "CL009",
+    "control-character",
+    "The file contains a control character or a Unicode line separator (U+0085, U+2028, "
+    "U+2029), which YAML rejects or reads as a line break.",
+)
 # -- YAML structure ------------------------------------------------------------------------------
 YAML_SYNTAX = _register("CL010", "yaml-syntax", "The file is not valid YAML.")
 DUPLICATE_KEY = _register("CL011", "duplicate-key", "A mapping has the same key twice.")

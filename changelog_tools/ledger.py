@@ -90,9 +90,12 @@ def _byte_rule(
     pos = raw.find(needle)
     count = 0
     last_line = -1
+    line, counted = 1 + line_offset, 0
     while pos != -1:
         line_start = raw.rfind(b"\n", 0, pos) + 1
-        line = _line_of(raw, pos, line_offset)
+        # Count lines incrementally: from the start each time is quadratic on a CRLF file.
+        line += raw.count(b"\n", counted, pos)
+        counted = pos
         if line != last_line:
             count += 1
             last_line = line
@@ -115,10 +118,60 @@ def _byte_rule(
     return out
 
 
+# Characters YAML refuses (C0 and C1 controls other than tab/LF/CR/NUL, which have their own
+# rules; DEL; U+FFFE/U+FFFF) or reads as line breaks (NEL, LINE and PARAGRAPH SEPARATOR, easy
+# to paste from a web page), which would shift every line number after them. In valid UTF-8
+# these byte sequences cannot start inside another character.
+_CONTROL_RE = re.compile(
+    rb"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]|\xef\xbf[\xbe\xbf]"
+)
+
+
+def _control_rule(raw: bytes, path: str, line_offset: int) -> list[dx.Diagnostic]:
+    out: list[dx.Diagnostic] = []
+    line, counted, last_line, count = 1 + line_offset, 0, -1, 0
+    for match in _CONTROL_RE.finditer(raw):
+        pos = match.start()
+        line += raw.count(b"\n", counted, pos)
+        counted = pos
+        if line == last_line:
+            continue
+        last_line = line
+        count += 1
+        if count > MAX_REPORTS_PER_RULE:
+            continue
+        char = ord(match.group().decode("utf-8"))
+        breaks = char in (0x85, 0x2028, 0x2029)
+        what = "line separator" if breaks else "control character"
+        line_start = raw.rfind(b"\n", 0, pos) + 1
+        column = len(raw[line_start:pos].decode("utf-8", "replace")) + 1
+        out.append(
+            dx.error(
+                dx.CONTROL_CHARACTER,
+                f"invisible {what} U+{char:04X} at column {column}"
+                + (" (YAML reads it as a line break)" if breaks else ""),
+                path,
+                line,
+                column,
+                hint="replace it with a space" if breaks else "delete it",
+            )
+        )
+    if count > MAX_REPORTS_PER_RULE:
+        out.append(
+            dx.error(
+                dx.CONTROL_CHARACTER,
+                f"control characters or line separators on {count - MAX_REPORTS_PER_RULE} more "
+                "lines",
+                path,
+            )
+        )
+    return out
+
+
 def byte_rules(
     raw: bytes, path: str, *, max_size: int | None = None, line_offset: int = 0
 ) -> list[dx.Diagnostic]:
-    """File-level byte rules: size, UTF-8, final newline, no CR/tab/NUL."""
+    """File-level byte rules: size, UTF-8, BOM, final newline, no CR/tab/NUL/other controls."""
     out: list[dx.Diagnostic] = []
     if max_size is not None and len(raw) > max_size:
         out.append(
@@ -179,6 +232,8 @@ def byte_rules(
     )  # fmt: skip
     out += _byte_rule(raw, b"\t", dx.TAB, "tab character", path, line_offset, "indent with spaces")
     out += _byte_rule(raw, b"\x00", dx.NUL, "NUL byte", path, line_offset, "remove the NUL byte")
+    if not any(d.code == dx.NOT_UTF8 for d in out):
+        out += _control_rule(raw, path, line_offset)
     return out
 
 
@@ -215,7 +270,9 @@ def parse_ledger(
     and lines before it), so messages number entries and lines as the whole file does.
     """
     diags = byte_rules(raw, path, max_size=max_size, line_offset=line_offset)
-    if any(d.code in (dx.TOO_LARGE, dx.NOT_UTF8, dx.EMPTY_FILE) for d in diags):
+    # CL009: the YAML reader would refuse the text, or number its lines differently from us.
+    fatal = (dx.TOO_LARGE, dx.NOT_UTF8, dx.EMPTY_FILE, dx.CONTROL_CHARACTER)
+    if any(d.code in fatal for d in diags):
         return Ledger(raw, path, (), tuple(diags), None, line_offset)
     text = raw.decode("utf-8")
     try:

@@ -241,7 +241,19 @@ def load(text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, line_offset: int = 0)
         column = mark.column + 1 if mark is not None else None
         raise YamlProblem(dx.YAML_SYNTAX, f"invalid YAML: {problem}", line, column) from None
     except YAMLError as exc:
-        raise YamlProblem(dx.YAML_SYNTAX, f"invalid YAML: {exc}", None, None) from None
+        # The reader's errors (a control character) carry a character offset, not a mark, and a
+        # two-line text naming "<unicode string>": give the position and one line instead.
+        position = getattr(exc, "position", None)
+        if isinstance(position, int):
+            line = text.count("\n", 0, position) + 1 + line_offset
+            column = position - (text.rfind("\n", 0, position) + 1) + 1
+            char = getattr(exc, "character", None)
+            what = f"U+{char:04X}" if isinstance(char, int) else repr(char)
+            reason = getattr(exc, "reason", "") or "not allowed"
+            message = f"invalid YAML: unacceptable character {what} ({reason})"
+            raise YamlProblem(dx.YAML_SYNTAX, message, line, column) from None
+        message = " ".join(str(exc).split())
+        raise YamlProblem(dx.YAML_SYNTAX, f"invalid YAML: {message}", None, None) from None
     if not root_set:
         result.value = None
     return result

@@ -361,3 +361,57 @@ def test_seed_004_names_both_pull_requests_on_the_real_changelog(tmp_path: Path)
         "`https://github.com/SemiAnalysisAI/InferenceX/pull/2607` or `XXX` or "
         "`https://github.com/SemiAnalysisAI/InferenceX/pull/XXX`"
     )
+
+
+# -- invisible characters ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("char", "what"),
+    [
+        ("\u0007", "control character U+0007"),
+        ("\u2028", "line separator U+2028"),
+        ("\u0085", "line separator U+0085"),
+    ],
+    ids=["bell", "line-separator", "next-line"],
+)
+def test_an_invisible_character_is_pointed_at_not_misparsed(
+    tmp_path: Path, char: str, what: str
+) -> None:
+    # Pasted into a description of entry 1 (line 4, column 13); entry 2 must not be blamed.
+    data = BASE.replace(b'"First sweep"', f'"First{char} sweep"'.encode())
+    path = tmp_path / "perf-changelog.yaml"
+    path.write_bytes(data)
+    proc = run_cli("validate", str(path), "--format", "json")
+    assert proc.returncode == 1
+    found = [
+        (d["code"], d["line"], d["column"], d["message"])
+        for d in json.loads(proc.stdout)["diagnostics"]
+    ]
+    assert [f[:3] for f in found] == [("CL009", 4, 13)]
+    assert what in found[0][3]
+
+
+def test_an_invisible_character_in_an_appended_entry_fails_check_on_its_line(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "base.yaml").write_bytes(BASE)
+    (tmp_path / "head.yaml").write_bytes(appended(entry(KEY, description="A\u2028change")))
+    proc = run_cli(
+        "check", "--base-file", "base.yaml", "--head-file", "head.yaml", "--no-config-keys",
+        "--format", "json", cwd=tmp_path,
+    )  # fmt: skip
+    found = [(d["code"], d["line"]) for d in json.loads(proc.stdout)["diagnostics"]]
+    assert found == [("CL009", 16)]
+
+
+def test_a_control_character_in_a_master_config_is_one_line_with_its_position() -> None:
+    from changelog_tools import yamlload
+
+    with pytest.raises(yamlload.YamlProblem) as caught:
+        yamlload.load('a-key:\n  image: "x\x07"\n', line_offset=10)
+    problem = caught.value
+    assert (problem.line, problem.column) == (12, 12)
+    assert problem.message == (
+        "invalid YAML: unacceptable character U+0007 (control characters are not allowed)"
+    )
