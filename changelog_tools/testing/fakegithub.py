@@ -1197,6 +1197,8 @@ class FakeGitHub:
     @classmethod
     def from_state(cls, state: dict[str, Any], **options: Any) -> FakeGitHub:
         """Build a fake from a JSON-style dict (the ``--state`` file format; see docs/github.md)."""
+        if not isinstance(state, dict):
+            raise ValueError(f"the state must be a JSON object, not {type(state).__name__}")
         state = dict(state)
         options.setdefault("repository", state.pop("repository", "octo/widgets"))
         for key in ("actor", "actor_association"):
@@ -1269,11 +1271,31 @@ class FakeGitHub:
             }
 
 
-def _record(cls: type[Any], data: dict[str, Any], what: str) -> Any:
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
+# Field annotations (strings: `from __future__ import annotations`) -> the JSON types they accept.
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "int": (int,),
+    "str": (str,),
+    "bool": (bool,),
+    "str | None": (str, type(None)),
+    "int | None": (int, type(None)),
+    "bool | None": (bool, type(None)),
+    "list[str]": (list,),
+}
+
+
+def _record(cls: type[Any], data: Any, what: str) -> Any:
+    if not isinstance(data, dict):
+        raise ValueError(f"{what}: expected an object, got {type(data).__name__}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(fields))
     if unknown:
         raise ValueError(f"{what}: unknown field(s) {', '.join(unknown)}")
+    for name, value in data.items():
+        allowed = _JSON_TYPES.get(str(fields[name].type))
+        # bool is an int in Python, but `"number": true` is no PR number
+        wrong_bool = isinstance(value, bool) and bool not in (allowed or (bool,))
+        if allowed is not None and (not isinstance(value, allowed) or wrong_bool):
+            raise ValueError(f"{what}: field {name!r} must be {fields[name].type}, not {value!r}")
     try:
         return cls(**data)
     except TypeError as exc:
@@ -1301,12 +1323,16 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Serve ``--state`` until interrupted; print the base URL first."""
     args = _parse_args(argv)
+    if args.git_origin is not None and GitOrigin(args.git_origin).git("rev-parse").returncode:
+        # a typo here would only show later, as a 500 on every pull-request read
+        print(f"error: --git-origin {args.git_origin}: not a git repository", file=sys.stderr)
+        return 2
     try:
         state = json.loads(args.state.read_text(encoding="utf-8"))
         fake = FakeGitHub.from_state(
             state, prefix=args.prefix, git_origin=args.git_origin, token=args.token
         )
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, TypeError) as exc:  # TypeError: a list where an object goes
         print(f"error: {args.state}: {exc}", file=sys.stderr)
         return 2
     stop = threading.Event()
