@@ -577,6 +577,21 @@ def display_path(path: Path, config: Config) -> str:
         return str(path)
 
 
+def _deleted_file(base: bytes, path: str, where: str, *, mode: str, pr: int | None) -> CheckResult:
+    entries = appendonly.count_entries(base)
+    diagnostic = dx.error(
+        dx.ENTRY_DELETED,
+        f"the change deletes the changelog and its {entries} entries (present at {where})",
+        path,
+        hint="restore the file; entries are never deleted",
+    )
+    change = appendonly.Change(appendonly.ChangeKind.INVALID, base, b"", diagnostics=(diagnostic,))
+    report = dx.Report(command="check")
+    report.extend([diagnostic])
+    report.data.update({"file": path, "mode": mode, "pr": pr, "change": {"kind": "invalid"}})
+    return CheckResult(report, change)
+
+
 def _mode_text(mode: str, pr: int | None) -> str:
     return {"pr": f"pull request #{pr}", "main": "main branch", "local": "local"}[mode]
 
@@ -645,12 +660,15 @@ def _run_git(
         else gitrepo.repo_relative(repo, config.changelog, start=config.root)
     )
     head = repo.read_blob(head_sha, changelog)
+    base = repo.read_blob(base_sha, changelog) if base_sha else None
+    if head is None and base is not None:
+        # The change deleted the whole ledger: a failed rule (exit 1), not a wrong path.
+        return _deleted_file(base, changelog, f"{base_ref}{how}", mode=mode, pr=pr)
     if head is None:
         raise UsageError(
             f"{changelog} does not exist at {head_ref} ({head_sha[:12]})",
             hint="pass --changelog-file PATH (relative to the repository root)",
         )
-    base = repo.read_blob(base_sha, changelog) if base_sha else None
     masters_head: dict[str, bytes | None] | None = None
     masters_base: dict[str, bytes | None] | None = None
     if request.config_keys:

@@ -136,7 +136,7 @@ def detect_sides(
         theirs = special_head(repo, "MERGE_HEAD")
     elif operation == "cherry-pick":
         theirs = special_head(repo, "CHERRY_PICK_HEAD")
-    elif reflog_action:
+    elif reflog_action and reflog_action.split():
         words = reflog_action.split()
         if words[0] == "merge":
             names = [w for w in words[1:] if not w.startswith("-")]

@@ -415,3 +415,35 @@ def test_a_control_character_in_a_master_config_is_one_line_with_its_position() 
     assert problem.message == (
         "invalid YAML: unacceptable character U+0007 (control characters are not allowed)"
     )
+
+
+# -- refusals that must say the right thing --------------------------------------------------
+
+
+def test_a_pull_request_deleting_the_changelog_fails_the_rule_not_the_usage(repo: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "feature")
+    git(repo, "rm", "-q", "perf-changelog.yaml")
+    git(repo, "commit", "-q", "-m", "delete the ledger")
+    proc = run_cli("check", "--pr", "7", "--format", "json", cwd=repo)
+    assert proc.returncode == 1, proc.stderr
+    [found] = json.loads(proc.stdout)["diagnostics"]
+    assert found["code"] == "CL101"
+    assert found["message"].startswith("the change deletes the changelog and its 2 entries")
+
+
+def test_resolve_add_with_output_is_refused_instead_of_silently_not_staging(
+    tmp_path: Path,
+) -> None:
+    proc = run_cli("resolve", "--add", "-o", "out.yaml", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "--add stages the conflicted file itself" in proc.stderr
+    assert not (tmp_path / "out.yaml").exists()
+
+
+def test_a_blank_reflog_action_is_a_refusal_not_an_internal_error(repo: Path) -> None:
+    from changelog_tools.canonicalize import Refusal
+    from changelog_tools.config import defaults
+    from changelog_tools.mergedriver import detect_sides
+
+    with pytest.raises(Refusal, match="no merge, rebase or cherry-pick"):
+        detect_sides(gitrepo.open_repo(repo), config=defaults(repo), reflog_action="  ")

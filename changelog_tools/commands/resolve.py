@@ -99,6 +99,10 @@ def resolve(
     files = (base_file, pr_file, main_file)
     file_mode = any(f is not None for f in files)
     to_stdout = output == "-"
+    if stage and output is not None:
+        raise UsageError(
+            "--add stages the conflicted file itself; it cannot be combined with --output"
+        )
     if fix_near_misses and pr is None:
         raise UsageError("--fix-near-misses needs --pr N (the link to write)")
     if to_stdout and output_format != "text":
