@@ -577,9 +577,6 @@ def _workflow_must_exist(runs: Iterator[WorkflowRun], policy: Policy) -> Iterato
         ) from None
 
 
-# Earlier private names, still used by the merge flow.
-
-
 # ----------------------------------------------------------------------------------------------
 # the step summary
 
