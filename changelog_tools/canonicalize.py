@@ -82,8 +82,11 @@ def entries_before(raw: bytes) -> int:
     return raw.count(b"\n" + ENTRY_START) + raw.startswith(ENTRY_START)
 
 
-# A one-line pr-link value: a quoted or plain scalar, optionally followed by a comment.
-_VALUE_RE = re.compile(r"""^(?P<core>"[^"\\]*"|'[^']*'|[^\s#'"][^#]*?|)(?P<rest>\s+#.*)?$""")
+# A one-line pr-link value: a quoted or plain scalar, optionally followed by a comment. In a
+# plain scalar `#` starts a comment only after whitespace (`.../pull/XXX#x` is one value).
+_VALUE_RE = re.compile(
+    r"""^(?P<core>"[^"\\]*"|'[^']*'|[^\s#'"](?:[^#]|(?<=\S)\#)*?|)(?P<rest>\s+#.*)?$"""
+)
 
 
 def _value_span(raw: bytes, block: Block, link: Any) -> tuple[int, int, bytes] | None:
@@ -139,11 +142,13 @@ def plan_links(
         data = block.data if isinstance(block.data, dict) else {}
         link = data.get("pr-link")
         link_line = next((ln for ln in pr_link_lines(raw, block)), None)
-        line = (
-            block.line + raw.count(b"\n", block.start, link_line.line_start)
+        # Not a plain `  pr-link:` line (a quoted key, a flow mapping): still point at the key.
+        at = (
+            link_line.line_start
             if link_line
-            else block.line
+            else raw.find(b"pr-link", block.start, block.content_end)
         )
+        line = block.line + raw.count(b"\n", block.start, at) if block.start <= at else block.line
         if link is not None and not isinstance(link, str):
             problems.append(
                 dx.error(

@@ -447,3 +447,30 @@ def test_a_blank_reflog_action_is_a_refusal_not_an_internal_error(repo: Path) ->
 
     with pytest.raises(Refusal, match="no merge, rebase or cherry-pick"):
         detect_sides(gitrepo.open_repo(repo), config=defaults(repo), reflog_action="  ")
+
+
+# -- canonicalize: values as YAML writes them --------------------------------------------------
+
+
+def _canon_entry(link_line: str) -> bytes:
+    return f'- config-keys:\n    - {KEY}\n  description:\n    - "New"\n{link_line}\n'.encode()
+
+
+def test_a_near_miss_with_a_hash_inside_the_url_is_fixed_keeping_the_comment() -> None:
+    from changelog_tools.canonicalize import canonicalize
+    from tests.checkdata import config
+
+    head = appended(_canon_entry(f"  pr-link: {PULL}XXX#frag  # mine"))
+    result = canonicalize(BASE, head, pr=42, config=config(), fix_near_misses=True)
+    assert result.data == appended(_canon_entry(f"  pr-link: {PULL}42  # mine"))
+    assert [(s.line, s.old) for s in result.substitutions] == [(17, f"{PULL}XXX#frag")]
+
+
+def test_a_pr_link_under_a_quoted_key_is_refused_on_the_keys_line() -> None:
+    from changelog_tools.canonicalize import Refusal, canonicalize
+    from tests.checkdata import config
+
+    head = appended(_canon_entry('  "pr-link": XXX'))
+    with pytest.raises(Refusal) as caught:
+        canonicalize(BASE, head, pr=42, config=config())
+    assert [(d.code, d.line) for d in caught.value.diagnostics] == [("CL504", 17), ("CL504", 17)]
