@@ -44,8 +44,10 @@ def canonicalize(
 ) -> int:
     """Replace placeholder pr-links in the entries this change appended with PR N's link.
 
-    Only entries appended since the base are touched, and in each only the value on its
-    `  pr-link:` line: every other byte of the file stays identical. Placeholders are the
+    PATH (default: the configured changelog) is the file in the working tree, rewritten in
+    place; the base is read from git (or --base-file). Only entries appended since the base
+    are touched, and in each only the value of its pr-link line:
+    every other byte of the file stays identical. Placeholders are the
     configured spellings (default `XXX` and `https://github.com/{repo}/pull/XXX`); the link
     written is `https://github.com/OWNER/NAME/pull/N`, OWNER/NAME from --repo or the
     `repository` option (the same repository the result is then validated against).

@@ -24,7 +24,8 @@ from changelog_tools.config import Config
 @click.option("--local", "local_mode", is_flag=True,
               help="Local mode (canonical or placeholder links), even inside GitHub Actions.")  # fmt: skip
 @click.option("--changelog-file", "changelog", metavar="PATH",
-              help="Changelog path inside the repository (default: the `changelog` option).")  # fmt: skip
+              help="Git mode: the changelog's path from the repository root (or absolute; "
+              "default: the `changelog` option).")  # fmt: skip
 @click.option("--master-config", "master_configs", multiple=True, metavar="PATH",
               help="Master config to resolve config keys against (repeatable; default: the "
               "`master-configs` option). Git mode reads it at both refs.")  # fmt: skip
