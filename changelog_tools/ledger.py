@@ -250,6 +250,10 @@ def _content_end(raw: bytes, start: int, end: int) -> int:
     return start
 
 
+# An explicit document end at column 0 (never inside an entry's indented values).
+_DOCUMENT_END_RE = re.compile(rb"^\.\.\.(?:[ \t]+#[^\n]*|[ \t]*)$", re.MULTILINE)
+
+
 def entry_starts(raw: bytes) -> list[int]:
     """Byte offsets of every line that begins with ``- config-keys:``."""
     return [m.start() for m in ENTRY_START_RE.finditer(raw)]
@@ -275,6 +279,21 @@ def parse_ledger(
     if any(d.code in fatal for d in diags):
         return Ledger(raw, path, (), tuple(diags), None, line_offset)
     text = raw.decode("utf-8")
+    end_marker = _DOCUMENT_END_RE.search(raw)
+    if end_marker is not None:
+        # Valid YAML on its own, but an entry appended after it (checked on its own, as every
+        # append is) would start a second document and break the whole file.
+        diags.append(
+            dx.error(
+                dx.MULTI_DOCUMENT,
+                "document end marker `...` is not allowed in a changelog: an entry appended "
+                "after it would start a second YAML document",
+                path,
+                _line_of(raw, end_marker.start(), line_offset),
+                1,
+                hint="delete the `...` line",
+            )
+        )
     try:
         loaded = yamlload.load(text, line_offset=line_offset)
     except yamlload.YamlProblem as exc:

@@ -474,3 +474,23 @@ def test_a_pr_link_under_a_quoted_key_is_refused_on_the_keys_line() -> None:
     with pytest.raises(Refusal) as caught:
         canonicalize(BASE, head, pr=42, config=config())
     assert [(d.code, d.line) for d in caught.value.diagnostics] == [("CL504", 17), ("CL504", 17)]
+
+
+def test_an_appended_document_end_marker_fails_before_it_breaks_the_next_append(
+    tmp_path: Path,
+) -> None:
+    # Alone it is valid YAML; but the next pull request's entry (checked on its own, as every
+    # append is) would land in a second document and make the whole file invalid.
+    with_marker = appended(entry(KEY)) + b"...\n"
+    (tmp_path / "base.yaml").write_bytes(BASE)
+    (tmp_path / "head.yaml").write_bytes(with_marker)
+    proc = run_cli(
+        "check", "--base-file", "base.yaml", "--head-file", "head.yaml", "--no-config-keys",
+        "--format", "json", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    found = [(d["code"], d["line"]) for d in json.loads(proc.stdout)["diagnostics"]]
+    assert found == [("CL018", 18)]
+    validated = run_cli("validate", "head.yaml", "--format", "json", cwd=tmp_path)
+    assert validated.returncode == 1
+    assert [d["code"] for d in json.loads(validated.stdout)["diagnostics"]] == ["CL018"]
