@@ -69,7 +69,9 @@ class GitRepo:
             )
         except git.GitCommandError as exc:
             stderr = (exc.stderr or "").strip().removeprefix("stderr:").strip().strip("'")
-            raise GitError(f"git {' '.join(args)} failed: {stderr or exc}") from None
+            # GitPython's own text spans several lines and repeats the command: one line instead.
+            reason = " ".join(stderr.split()) or f"exit status {exc.status}"
+            raise GitError(f"git {' '.join(args)} failed: {reason}") from None
         return out
 
     def git_ok(self, *args: str) -> bool:
@@ -166,7 +168,18 @@ def default_base(repo: GitRepo, *, head: str, main_branch: str, remote: str) -> 
     Diffing against main's tip instead would make every branch that is behind main look like it
     deleted main's new entries.
     """
-    return repo.merge_base(head, main_ref(repo, main_branch, remote))
+    main = main_ref(repo, main_branch, remote)
+    try:
+        return repo.merge_base(head, main)
+    except GitError:
+        shallow = repo.git_ok("rev-parse", "--is-shallow-repository") and (
+            repo.git("rev-parse", "--is-shallow-repository") == "true"
+        )
+        raise GitError(
+            f"{head[:12]} and {main} have no common ancestor"
+            + (" in this shallow clone" if shallow else ""),
+            hint="fetch the whole history (actions/checkout: `fetch-depth: 0`) or pass --base-ref",
+        ) from None
 
 
 def read_index_stages(repo: GitRepo, path: str) -> dict[int, bytes]:

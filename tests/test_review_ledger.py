@@ -494,3 +494,28 @@ def test_an_appended_document_end_marker_fails_before_it_breaks_the_next_append(
     validated = run_cli("validate", "head.yaml", "--format", "json", cwd=tmp_path)
     assert validated.returncode == 1
     assert [d["code"] for d in json.loads(validated.stdout)["diagnostics"]] == ["CL018"]
+
+
+def test_a_shallow_ci_checkout_says_to_fetch_the_history(repo: Path, tmp_path: Path) -> None:
+    _feature(repo, appended(entry(KEY)))
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{repo}", "shallow")
+    git(clone, "fetch", "-q", "--depth", "1", "origin", "main:refs/remotes/origin/main")
+    proc = run_cli("check", "--pr", "7", cwd=clone)
+    assert proc.returncode == 3
+    assert proc.stderr.splitlines() == [
+        f"error: {git(clone, 'rev-parse', 'HEAD')[:12]} and refs/remotes/origin/main have no "
+        "common ancestor in this shallow clone",
+        "hint: fetch the whole history (actions/checkout: `fetch-depth: 0`) or pass --base-ref",
+    ]
+
+
+def test_a_failing_git_command_is_one_line_even_when_git_prints_nothing(repo: Path) -> None:
+    from changelog_tools.errors import GitError
+
+    git(repo, "checkout", "-q", "--orphan", "unrelated")
+    commit_files(repo, {"x": "y\n"}, "unrelated root")
+    handle = gitrepo.open_repo(repo)
+    with pytest.raises(GitError) as caught:
+        handle.merge_base("unrelated", "main")
+    assert caught.value.message == "git merge-base unrelated main failed: exit status 1"
