@@ -445,7 +445,9 @@ def _compare_full(
     structural = False
     for i, old in enumerate(base_blocks):
         if i >= n_head:
-            diags.append(_deleted(old, n_base - n_head, path, _line_at(head, len(head))))
+            # The file's last line (a file ending with a newline has no line after it).
+            last = max(1, head.count(b"\n") + (not head.endswith(b"\n")))
+            diags.append(_deleted(old, n_base - n_head, path, last))
             structural = True
             break
         new = head_blocks[i]

@@ -519,3 +519,17 @@ def test_a_failing_git_command_is_one_line_even_when_git_prints_nothing(repo: Pa
     with pytest.raises(GitError) as caught:
         handle.merge_base("unrelated", "main")
     assert caught.value.message == "git merge-base unrelated main failed: exit status 1"
+
+
+def test_a_deleted_last_entry_is_reported_on_the_files_last_line_not_after_it(
+    tmp_path: Path,
+) -> None:
+    first = BASE[: BASE.index(b"\n- config-keys:") + 1].rstrip(b"\n") + b"\n"  # lines 1-5
+    (tmp_path / "base.yaml").write_bytes(BASE)
+    (tmp_path / "head.yaml").write_bytes(first)
+    proc = run_cli(
+        "check", "--base-file", "base.yaml", "--head-file", "head.yaml", "--no-config-keys",
+        "--format", "json", cwd=tmp_path,
+    )  # fmt: skip
+    found = [(d["code"], d["line"]) for d in json.loads(proc.stdout)["diagnostics"]]
+    assert found == [("CL101", 5)]
