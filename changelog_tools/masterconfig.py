@@ -274,12 +274,33 @@ def wildcard_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(re.escape(pattern).replace(r"\*", ".*") + r"\Z")
 
 
+def wildcard_match(pattern: str, name: str) -> bool:
+    """Whether ``name`` matches ``pattern`` (`*` any run of characters, anchored at both ends).
+
+    Same answers as :func:`wildcard_regex`, but without backtracking: the regex takes
+    exponential time on keys such as ``*a*a*a*a*a*a*a*a*a*a*a*c``, so an appended entry could
+    hang CI. The literal parts are found leftmost-first between a fixed prefix and suffix.
+    """
+    parts = pattern.split("*")
+    if len(parts) == 1:
+        return name == pattern
+    first, last = parts[0], parts[-1]
+    start, end = len(first), len(name) - len(last)
+    if end < start or not name.startswith(first) or not name.endswith(last):
+        return False
+    for part in parts[1:-1]:
+        found = name.find(part, start, end)
+        if found < 0:
+            return False
+        start = found + len(part)
+    return True
+
+
 def resolve_key(pattern: str, names: Sequence[str]) -> list[str]:
     """The master keys ``pattern`` selects, in master order."""
     if "*" not in pattern:
         return [pattern] if pattern in names else []
-    regex = wildcard_regex(pattern)
-    return [n for n in names if regex.match(n)]
+    return [n for n in names if wildcard_match(pattern, n)]
 
 
 def resolve_keys(patterns: Iterable[str], names: Sequence[str]) -> list[str]:

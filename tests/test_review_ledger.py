@@ -12,6 +12,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from changelog_tools import fsutil, gitrepo
 from changelog_tools.errors import UsageError
@@ -533,3 +535,26 @@ def test_a_deleted_last_entry_is_reported_on_the_files_last_line_not_after_it(
     )  # fmt: skip
     found = [(d["code"], d["line"]) for d in json.loads(proc.stdout)["diagnostics"]]
     assert found == [("CL101", 5)]
+
+
+# -- wildcards: no catastrophic backtracking ---------------------------------------------------
+
+
+def test_a_pathological_wildcard_is_answered_without_backtracking(tmp_path: Path) -> None:
+    # With the regex this took longer than any CI timeout; an appended entry could hang check.
+    (tmp_path / "m.yaml").write_text("a" * 40 + ":\n  x: 1\n")
+    proc = run_cli("keys", "--master-config", "m.yaml", "*a" * 11 + "*c", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "CL302 wildcard" in proc.stdout
+
+
+_WILD = st.text(alphabet="ab-*", max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=_WILD, name=st.text(alphabet="ab-", max_size=10))
+def test_wildcard_matching_agrees_with_the_anchored_regex(pattern: str, name: str) -> None:
+    from changelog_tools import masterconfig as mc
+
+    expected = mc.wildcard_regex(pattern).match(name) is not None
+    assert mc.wildcard_match(pattern, name) is expected
