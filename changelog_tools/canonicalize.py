@@ -82,11 +82,31 @@ def entries_before(raw: bytes) -> int:
     return raw.count(b"\n" + ENTRY_START) + raw.startswith(ENTRY_START)
 
 
-# A one-line pr-link value: a quoted or plain scalar, optionally followed by a comment. In a
-# plain scalar `#` starts a comment only after whitespace (`.../pull/XXX#x` is one value).
-_VALUE_RE = re.compile(
-    r"""^(?P<core>"[^"\\]*"|'[^']*'|[^\s#'"](?:[^#]|(?<=\S)\#)*?|)(?P<rest>\s+#.*)?$"""
-)
+_COMMENT_RE = re.compile(r"\s#")
+
+
+def _value_core(text: str) -> str | None:
+    """The scalar at the start of a one-line pr-link value (quotes included), without the
+    comment that may follow it; None when it is not a simple quoted or plain scalar.
+
+    In a plain scalar `#` starts a comment only after whitespace (`.../pull/XXX#x` is one
+    value). Written as a scan rather than a lazy regex, which is quadratic on long lines.
+    """
+    if text[:1] in ('"', "'"):
+        close = text.find(text[0], 1)
+        if close < 0 or (text[0] == '"' and "\\" in text[1:close]):
+            return None  # unterminated, or escapes this splice does not interpret
+        core, rest = text[: close + 1], text[close + 1 :]
+    elif text.startswith("#"):
+        return None  # only a comment: a splice would glue the link to it
+    else:
+        comment = _COMMENT_RE.search(text)
+        core = (text[: comment.start()] if comment else text).rstrip()
+        rest = text[len(core) :]
+    # What follows the scalar: nothing, spaces, or a comment after a space.
+    if rest.strip() and not (rest[0].isspace() and rest.lstrip().startswith("#")):
+        return None
+    return core
 
 
 def _value_span(raw: bytes, block: Block, link: Any) -> tuple[int, int, bytes] | None:
@@ -101,10 +121,9 @@ def _value_span(raw: bytes, block: Block, link: Any) -> tuple[int, int, bytes] |
         return None
     found = lines[0]
     text = raw[found.value_start : found.value_end].decode("utf-8", "replace")
-    match = _VALUE_RE.match(text)
-    if match is None:
+    core = _value_core(text)
+    if core is None:
         return None
-    core = match["core"]
     unquoted = core[1:-1] if core[:1] in ("'", '"') else core
     if unquoted != ("" if link is None else link):
         return None
