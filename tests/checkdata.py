@@ -112,3 +112,25 @@ def entry(
 def appended(*entries: bytes, base: bytes = BASE) -> bytes:
     """``base`` plus ``entries``, each after exactly one empty line."""
     return b"\n".join([base, *entries])
+
+
+CONFIG = f"repository: {REPO}\nmaster-configs:\n  - {MASTER_A}\n  - {MASTER_B}\n"
+
+
+def init_repo(path: Path) -> Path:
+    """A repository on `main` at ``path`` holding BASE, the master configs and CONFIG."""
+    from tests.conftest import commit_files, git
+
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    commit_files(
+        path,
+        {
+            ".changelog-tools.yaml": CONFIG,
+            "perf-changelog.yaml": BASE,
+            MASTER_A: MASTERS_A,
+            MASTER_B: MASTERS_B,
+        },
+        "initial",
+    )
+    return path

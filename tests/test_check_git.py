@@ -7,30 +7,27 @@ from pathlib import Path
 
 import pytest
 
-from tests.checkdata import BASE, MASTER_A, MASTER_B, MASTERS_A, MASTERS_B, PULL, appended, entry
+from tests.checkdata import (
+    BASE,
+    CONFIG,
+    MASTER_A,
+    MASTER_B,
+    MASTERS_A,
+    MASTERS_B,
+    PULL,
+    appended,
+    entry,
+    init_repo,
+)
 from tests.conftest import commit_files, git, run_cli
 
 KEY = "alpha-fp8-gpu-a-vllm"
-CONFIG = f"repository: example-org/bench\nmaster-configs:\n  - {MASTER_A}\n  - {MASTER_B}\n"
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A repository on `main` holding BASE and the master configs."""
-    path = tmp_path / "repo"
-    path.mkdir()
-    git(path, "init", "-q", "-b", "main")
-    commit_files(
-        path,
-        {
-            ".changelog-tools.yaml": CONFIG,
-            "perf-changelog.yaml": BASE,
-            MASTER_A: MASTERS_A,
-            MASTER_B: MASTERS_B,
-        },
-        "initial",
-    )
-    return path
+    return init_repo(tmp_path / "repo")
 
 
 def branch(repo: Path, name: str, files: dict[str, bytes | str], start: str = "main") -> str:

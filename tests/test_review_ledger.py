@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,11 +19,21 @@ from hypothesis import strategies as st
 
 from changelog_tools import fsutil, gitrepo
 from changelog_tools.errors import UsageError
-from tests.checkdata import BASE, MASTER_A, MASTER_B, MASTERS_A, MASTERS_B, PULL, appended, entry
+from tests.checkdata import (
+    BASE,
+    CONFIG,
+    MASTER_A,
+    MASTER_B,
+    MASTERS_A,
+    MASTERS_B,
+    PULL,
+    appended,
+    entry,
+    init_repo,
+)
 from tests.conftest import commit_files, git, inferencex_file, run_cli
 
 KEY = "alpha-fp8-gpu-a-vllm"
-CONFIG = f"repository: example-org/bench\nmaster-configs:\n  - {MASTER_A}\n  - {MASTER_B}\n"
 
 
 def _no_crash(proc: object) -> None:
@@ -30,22 +41,24 @@ def _no_crash(proc: object) -> None:
     assert "Traceback" not in text and "internal error" not in text, text
 
 
+def check_files(tmp_path: Path, base: bytes, head: bytes) -> subprocess.CompletedProcess[str]:
+    """`check` in file mode with JSON output, through the installed console script."""
+    (tmp_path / "base.yaml").write_bytes(base)
+    (tmp_path / "head.yaml").write_bytes(head)
+    return run_cli(
+        "check", "--base-file", "base.yaml", "--head-file", "head.yaml", "--no-config-keys",
+        "--format", "json", cwd=tmp_path,
+    )  # fmt: skip
+
+
+def codes_and_lines(proc: subprocess.CompletedProcess[str]) -> list[tuple[str, int | None]]:
+    return [(d["code"], d["line"]) for d in json.loads(proc.stdout)["diagnostics"]]
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "repo"
-    path.mkdir()
-    git(path, "init", "-q", "-b", "main")
-    commit_files(
-        path,
-        {
-            ".changelog-tools.yaml": CONFIG,
-            "perf-changelog.yaml": BASE,
-            MASTER_A: MASTERS_A,
-            MASTER_B: MASTERS_B,
-        },
-        "initial",
-    )
-    return path
+    """A repository on `main` holding BASE and the master configs."""
+    return init_repo(tmp_path / "repo")
 
 
 def _feature(repo: Path, data: bytes) -> None:
@@ -152,12 +165,7 @@ def test_a_byte_order_mark_is_named_as_such(tmp_path: Path) -> None:
 
 
 def test_a_nan_pr_link_still_gives_strict_json(tmp_path: Path) -> None:
-    (tmp_path / "base.yaml").write_bytes(BASE)
-    (tmp_path / "head.yaml").write_bytes(appended(entry(KEY, link=".nan")))
-    proc = run_cli(
-        "check", "--base-file", "base.yaml", "--head-file", "head.yaml", "--no-config-keys",
-        "--format", "json", cwd=tmp_path,
-    )  # fmt: skip
+    proc = check_files(tmp_path, BASE, appended(entry(KEY, link=".nan")))
     assert proc.returncode == 1
 
     def reject(constant: str) -> None:
@@ -171,38 +179,23 @@ def test_a_nan_pr_link_still_gives_strict_json(tmp_path: Path) -> None:
 
 
 def test_a_changed_description_item_is_reported_on_its_own_line(tmp_path: Path) -> None:
-    (tmp_path / "base.yaml").write_bytes(BASE)
     head = BASE.replace(b'"First sweep"', b'"First sweep, edited"')
-    (tmp_path / "head.yaml").write_bytes(head)
-    proc = run_cli(
-        "check", "--base-file", "base.yaml", "--head-file", "head.yaml", "--no-config-keys",
-        "--format", "json", cwd=tmp_path,
-    )  # fmt: skip
-    found = [(d["code"], d["line"]) for d in json.loads(proc.stdout)["diagnostics"]]
+    proc = check_files(tmp_path, BASE, head)
+    found = codes_and_lines(proc)
     assert found == [("CL102", 4)]  # the item, not the `description:` key on line 3
 
 
 def test_a_config_key_added_to_history_is_reported_on_the_new_key(tmp_path: Path) -> None:
-    (tmp_path / "base.yaml").write_bytes(BASE)
     head = BASE.replace(b"    - beta-fp4-gpu-b-*\n", b"    - beta-fp4-gpu-b-*\n    - extra\n")
-    (tmp_path / "head.yaml").write_bytes(head)
-    proc = run_cli(
-        "check", "--base-file", "base.yaml", "--head-file", "head.yaml", "--no-config-keys",
-        "--format", "json", cwd=tmp_path,
-    )  # fmt: skip
-    found = [(d["code"], d["line"]) for d in json.loads(proc.stdout)["diagnostics"]]
+    proc = check_files(tmp_path, BASE, head)
+    found = codes_and_lines(proc)
     assert found == [("CL102", 9)]
 
 
 def test_deleting_an_entry_and_appending_one_is_reported_as_a_deletion(tmp_path: Path) -> None:
     _first, second = BASE.split(b"\n\n")
-    (tmp_path / "base.yaml").write_bytes(BASE)
-    (tmp_path / "head.yaml").write_bytes(second + b"\n" + entry(KEY))  # same entry count
-    proc = run_cli(
-        "check", "--base-file", "base.yaml", "--head-file", "head.yaml", "--no-config-keys",
-        "--format", "json", cwd=tmp_path,
-    )  # fmt: skip
-    found = [(d["code"], d["line"]) for d in json.loads(proc.stdout)["diagnostics"]]
+    proc = check_files(tmp_path, BASE, second + b"\n" + entry(KEY))  # same entry count
+    found = codes_and_lines(proc)
     assert found == [("CL101", 1)]
 
 
@@ -398,13 +391,8 @@ def test_an_invisible_character_is_pointed_at_not_misparsed(
 def test_an_invisible_character_in_an_appended_entry_fails_check_on_its_line(
     tmp_path: Path,
 ) -> None:
-    (tmp_path / "base.yaml").write_bytes(BASE)
-    (tmp_path / "head.yaml").write_bytes(appended(entry(KEY, description="A\u2028change")))
-    proc = run_cli(
-        "check", "--base-file", "base.yaml", "--head-file", "head.yaml", "--no-config-keys",
-        "--format", "json", cwd=tmp_path,
-    )  # fmt: skip
-    found = [(d["code"], d["line"]) for d in json.loads(proc.stdout)["diagnostics"]]
+    proc = check_files(tmp_path, BASE, appended(entry(KEY, description="A\u2028change")))
+    found = codes_and_lines(proc)
     assert found == [("CL009", 16)]
 
 
@@ -485,14 +473,9 @@ def test_an_appended_document_end_marker_fails_before_it_breaks_the_next_append(
     # Alone it is valid YAML; but the next pull request's entry (checked on its own, as every
     # append is) would land in a second document and make the whole file invalid.
     with_marker = appended(entry(KEY)) + b"...\n"
-    (tmp_path / "base.yaml").write_bytes(BASE)
-    (tmp_path / "head.yaml").write_bytes(with_marker)
-    proc = run_cli(
-        "check", "--base-file", "base.yaml", "--head-file", "head.yaml", "--no-config-keys",
-        "--format", "json", cwd=tmp_path,
-    )  # fmt: skip
+    proc = check_files(tmp_path, BASE, with_marker)
     assert proc.returncode == 1
-    found = [(d["code"], d["line"]) for d in json.loads(proc.stdout)["diagnostics"]]
+    found = codes_and_lines(proc)
     assert found == [("CL018", 18)]
     validated = run_cli("validate", "head.yaml", "--format", "json", cwd=tmp_path)
     assert validated.returncode == 1
@@ -528,13 +511,8 @@ def test_a_deleted_last_entry_is_reported_on_the_files_last_line_not_after_it(
     tmp_path: Path,
 ) -> None:
     first = BASE[: BASE.index(b"\n- config-keys:") + 1].rstrip(b"\n") + b"\n"  # lines 1-5
-    (tmp_path / "base.yaml").write_bytes(BASE)
-    (tmp_path / "head.yaml").write_bytes(first)
-    proc = run_cli(
-        "check", "--base-file", "base.yaml", "--head-file", "head.yaml", "--no-config-keys",
-        "--format", "json", cwd=tmp_path,
-    )  # fmt: skip
-    found = [(d["code"], d["line"]) for d in json.loads(proc.stdout)["diagnostics"]]
+    proc = check_files(tmp_path, BASE, first)
+    found = codes_and_lines(proc)
     assert found == [("CL101", 5)]
 
 
