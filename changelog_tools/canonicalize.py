@@ -59,13 +59,7 @@ class Substitution:
     near_miss: str = ""  # why the old value was a near-miss (fixed with --fix-near-misses)
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "entry": self.entry,
-            "line": self.line,
-            "old": self.old,
-            "new": self.new,
-            "near-miss": self.near_miss or None,
-        }
+        return dx.record_json(self, empty_as_null=("near_miss",))
 
 
 @dataclass(frozen=True)

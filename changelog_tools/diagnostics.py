@@ -342,6 +342,24 @@ class Report:
         return f"{head}: {e + w} {noun} ({counts})"
 
 
+def record_json(
+    record: Any, renames: Mapping[str, str] | None = None, *, empty_as_null: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """A frozen dataclass as a JSON object with kebab-case keys.
+
+    ``renames`` maps a field to another key; fields named in ``empty_as_null`` whose value is
+    empty text are written as null (optional explanations).
+    """
+    import dataclasses
+
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(record):
+        value = getattr(record, f.name)
+        key = (renames or {}).get(f.name, f.name.replace("_", "-"))
+        out[key] = None if f.name in empty_as_null and value == "" else value
+    return out
+
+
 class Renderer(Protocol):
     def __call__(self, report: Report) -> str: ...
 

@@ -68,12 +68,7 @@ class AppendedEntry:
     link: Any
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "entry": self.entry,
-            "line": self.line,
-            "pr-line": self.pr_line,
-            "pr-link": self.link,
-        }
+        return dx.record_json(self, {"link": "pr-link"})
 
 
 @dataclass(frozen=True)
@@ -86,12 +81,7 @@ class DroppedEntry:
     main_line: int
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "pr-entry": self.pr_entry,
-            "pr-line": self.pr_line,
-            "main-entry": self.main_entry,
-            "main-line": self.main_line,
-        }
+        return dx.record_json(self)
 
 
 @dataclass(frozen=True)
@@ -105,13 +95,7 @@ class AppliedCorrection:
     already_on_main: bool
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "entry": self.entry,
-            "line": self.line,
-            "old": self.old,
-            "new": self.new,
-            "already-on-main": self.already_on_main,
-        }
+        return dx.record_json(self)
 
 
 @dataclass(frozen=True)
