@@ -361,6 +361,20 @@ def _who(policy: Policy) -> str:
     return ", ".join(policy.allowed_associations) or "nobody"
 
 
+def _authorization(
+    n: int, policy: Policy, api: GateAPI, log: Callable[[str], None], *, outcome: str
+) -> Authorization | Decision:
+    """PR ``n``'s newest allowed reuse command, or the decision that explains its absence."""
+    log(f"reading the comments of PR #{n}")
+    auth = find_authorization(
+        api.list_issue_comments(n), command=policy.command, allowed=policy.allowed_associations
+    )
+    if auth is not None:
+        return auth
+    why = f"PR #{n} has no {policy.command} authorization from {_who(policy)}; {outcome}"
+    return Decision(False, False, why, pr_number=n)
+
+
 def _pull_request(
     event: Event, policy: Policy, api: GateAPI, log: Callable[[str], None]
 ) -> Decision:
@@ -372,17 +386,9 @@ def _pull_request(
     if event.pr_number is None:
         raise UsageError("a pull_request synchronize event needs the PR number (--pr)")
     n = event.pr_number
-    log(f"reading the comments of PR #{n}")
-    auth = find_authorization(
-        api.list_issue_comments(n), command=policy.command, allowed=policy.allowed_associations
-    )
-    if auth is None:
-        return Decision(
-            False,
-            False,
-            f"PR #{n} has no {policy.command} authorization from {_who(policy)}; the PR sweep runs",
-            pr_number=n,
-        )
+    auth = _authorization(n, policy, api, log, outcome="the PR sweep runs")
+    if isinstance(auth, Decision):
+        return auth
     return Decision(
         False,
         True,
@@ -428,17 +434,9 @@ def _push(
         )
     pr = merged_here[0]
     n = pr.number
-    log(f"reading the comments of PR #{n}")
-    auth = find_authorization(
-        api.list_issue_comments(n), command=policy.command, allowed=policy.allowed_associations
-    )
-    if auth is None:
-        return Decision(
-            False,
-            False,
-            f"PR #{n} has no {policy.command} authorization from {_who(policy)}; no reuse",
-            pr_number=n,
-        )
+    auth = _authorization(n, policy, api, log, outcome="no reuse")
+    if isinstance(auth, Decision):
+        return auth
 
     def refuse(why: str, source: Source | None = None, drift: tuple[str, ...] = ()) -> Decision:
         return Decision(
