@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _util import console_script, time_command
 
 from changelog_tools import config as config_mod
-from changelog_tools.github import RetryPolicy, make_github
-from changelog_tools.reuse import Event, Policy, decide
+from changelog_tools.github.adapter import RetryPolicy, make_github
+from changelog_tools.github.reuse import Event, Policy, decide
 from changelog_tools.testing.fakegithub import FakeCommit, FakeGitHub, fake_sha
 
 REPO = "octo/widgets"

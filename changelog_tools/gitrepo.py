@@ -74,6 +74,10 @@ class GitRepo:
             raise GitError(f"git {' '.join(args)} failed: {reason}") from None
         return out
 
+    def update_environment(self, **env: str) -> None:
+        """Set variables for every later git command run in this repository."""
+        self.repo.git.update_environment(**env)
+
     def git_ok(self, *args: str) -> bool:
         """Run ``git ARGS``; True when it exits 0 (for yes/no questions such as is-ancestor)."""
         import git

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from changelog_tools import config as config_mod
-from changelog_tools.github import GitHub, RetryPolicy, make_github
+from changelog_tools.github.adapter import GitHub, RetryPolicy, make_github
 from changelog_tools.testing.fakegithub import FakeGitHub, FakePull, fake_sha
 
 REPO = "octo/widgets"

@@ -8,8 +8,8 @@ import jsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from changelog_tools.ledger.schema import entry_schema, known_fields
 from changelog_tools.quickschema import quick_valid
-from changelog_tools.schema import entry_schema, known_fields
 from changelog_tools.testing import synth
 
 SCALARS = st.one_of(
@@ -64,7 +64,7 @@ def test_quick_answers_agree_with_jsonschema(instance: Any) -> None:
 
 
 def test_synthetic_entries_are_decided_valid_without_jsonschema() -> None:
-    from changelog_tools.ledger import parse_ledger
+    from changelog_tools.ledger.document import parse_ledger
 
     ledger = parse_ledger(synth.ledger(50, seed=3), path="p.yaml", validate_entries=False)
     assert all(quick_valid(entry_schema(), e) is True for e in ledger.entries)

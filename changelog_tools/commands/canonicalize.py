@@ -72,10 +72,11 @@ def canonicalize(
     """
     import re
 
-    from changelog_tools import canonicalize as core
     from changelog_tools import diagnostics as dx
     from changelog_tools.commands._common import display_path
     from changelog_tools.errors import UsageError
+    from changelog_tools.ledger import canonicalize as core
+    from changelog_tools.ledger.guard import Refusal
 
     if repository is not None and not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repository):
         raise UsageError(f"--repo must be OWNER/NAME, not {repository!r}")
@@ -97,7 +98,7 @@ def canonicalize(
             write=not check_only,
             display=display_path(target, config),
         )
-    except core.Refusal as refusal:
+    except Refusal as refusal:
         report.extend(refusal.diagnostics)
         return emit(report, output_format)
     result = outcome.result

@@ -90,8 +90,8 @@ def check(
       changelog-tools check --base-file old.yaml --head-file perf-changelog.yaml --pr 12
       changelog-tools check --base-ref v1 --head-ref v2 --no-config-keys --format json
     """
-    from changelog_tools.check import Request, run_check
     from changelog_tools.errors import UsageError
+    from changelog_tools.ledger.check import Request, run_check
 
     if main_mode and local_mode:
         raise UsageError("--main and --local are mutually exclusive")

@@ -34,7 +34,7 @@ def demo(keep: bool, workdir: Path | None) -> int:
     Exit status: 0 the story ran as expected, 1 a step did not, 3 git failed.
     Example:  changelog-tools demo
     """
-    from changelog_tools.demo import run_demo
+    from changelog_tools.flows.demo import run_demo
 
     result = run_demo(say=click.echo, keep=keep, workdir=workdir)
     click.echo("")

@@ -41,9 +41,9 @@ def keys(
       changelog-tools keys --ref origin/main dsr1-fp8-h200-sglang
       changelog-tools keys --format json
     """
-    from changelog_tools import masterconfig as mc
-    from changelog_tools.check import display_path
     from changelog_tools.errors import UsageError
+    from changelog_tools.ledger import masterconfig as mc
+    from changelog_tools.ledger.check import display_path
 
     paths = list(master_configs or config.master_configs)
     sources: dict[str, bytes | None] = {}

@@ -101,7 +101,7 @@ def merge(
       changelog-tools merge 1234
       changelog-tools merge 1234 --run 987654321 --format json
     """
-    from changelog_tools.mergeflow import MergeRequest, render_outcome, run_merge
+    from changelog_tools.flows.mergeflow import MergeRequest, render_outcome, run_merge
 
     def progress(message: str) -> None:
         click.echo(message, err=True)

@@ -56,7 +56,7 @@ def merge_driver(
 
     from changelog_tools.config import load_config
     from changelog_tools.gitrepo import open_repo
-    from changelog_tools.mergedriver import run_merge_driver
+    from changelog_tools.ledger.mergedriver import run_merge_driver
 
     return run_merge_driver(
         ancestor=ancestor,
@@ -105,7 +105,7 @@ def install_merge_driver(global_: bool, output_format: str, config: Config) -> i
     import json
 
     from changelog_tools.gitrepo import open_repo
-    from changelog_tools.mergedriver import install
+    from changelog_tools.ledger.mergedriver import install
 
     repo = open_repo(Path.cwd())
     done = install(repo, config=config, global_=global_)

@@ -87,12 +87,13 @@ def resolve(
     import re
 
     from changelog_tools import diagnostics as dx
-    from changelog_tools.canonicalize import Refusal, effective_config
     from changelog_tools.commands._common import emit
     from changelog_tools.errors import UsageError
     from changelog_tools.fsutil import atomic_write, read_input
-    from changelog_tools.resolve import Resolution
-    from changelog_tools.resolve import resolve as resolve_bytes
+    from changelog_tools.ledger.canonicalize import effective_config
+    from changelog_tools.ledger.guard import Refusal
+    from changelog_tools.ledger.resolve import Resolution
+    from changelog_tools.ledger.resolve import resolve as resolve_bytes
 
     if repository is not None and not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repository):
         raise UsageError(f"--repo must be OWNER/NAME, not {repository!r}")
@@ -138,7 +139,7 @@ def resolve(
             )
         else:
             from changelog_tools.gitrepo import open_repo
-            from changelog_tools.mergedriver import resolve_conflict
+            from changelog_tools.ledger.mergedriver import resolve_conflict
 
             repo = open_repo(Path.cwd())
             target = (path or cfg.changelog_path).resolve()

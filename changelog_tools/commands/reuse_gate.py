@@ -13,7 +13,7 @@ import click
 from changelog_tools.commands._common import config_option
 from changelog_tools.config import Config
 from changelog_tools.errors import ChangelogToolsError, UsageError
-from changelog_tools.reuse import Decision, Event
+from changelog_tools.github.reuse import Decision, Event
 
 
 def _progress(message: str) -> None:
@@ -87,9 +87,9 @@ def gate(
     checkout: Path,
 ) -> Decision:
     """Decide reuse for ``event`` against GitHub and the local clone (for the drift guard)."""
-    from changelog_tools import reuse
-    from changelog_tools.drift import check_drift
-    from changelog_tools.github import PullRequest, WorkflowRun, make_github
+    from changelog_tools.github import reuse
+    from changelog_tools.github.adapter import PullRequest, WorkflowRun, make_github
+    from changelog_tools.github.drift import check_drift
     from changelog_tools.gitrepo import open_repo
 
     policy = reuse.Policy.from_config(config, workflow=workflow)
@@ -201,8 +201,8 @@ def reuse_gate(
       changelog-tools reuse-gate --event-name push --ref refs/heads/main \\
           --commit-sha 1a2b3c4 --repo my-org/benchmarks
     """
-    from changelog_tools.github import append_step_summary, write_step_outputs
-    from changelog_tools.reuse import render_error_summary, render_summary
+    from changelog_tools.github.adapter import append_step_summary, write_step_outputs
+    from changelog_tools.github.reuse import render_error_summary, render_summary
 
     env = os.environ
     output_path = github_output or _env_path(env, "GITHUB_OUTPUT")

@@ -8,7 +8,7 @@ import click
 
 from changelog_tools.commands._common import config_option, display_path, emit, format_option
 from changelog_tools.config import Config
-from changelog_tools.validate import validate_file
+from changelog_tools.ledger.validate import validate_file
 
 
 @click.command()

@@ -1,0 +1,1 @@
+"""Flows that drive GitHub and git end to end: merge-with-reuse and the demo."""

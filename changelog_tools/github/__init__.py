@@ -1,0 +1,1 @@
+"""GitHub: the adapter (the only module that imports PyGithub), reuse authorization and the drift guard."""

@@ -1,0 +1,634 @@
+"""The reuse gate: may main reuse a pull request's finished sweep instead of sweeping again?
+
+Pure decision rules over plain records (comments, pull requests, workflow runs, artifacts),
+plus :func:`decide`, which asks a :class:`GateAPI` (the GitHub adapter, or anything shaped like
+it) only for what the next rule needs, so cheap checks rule runs out before their artifacts are
+fetched and the search stops at the first eligible run.
+
+Rules (docs/reuse-gate.md explains each):
+
+- ``pull_request`` ``synchronize``: the PR sweep is skipped only when an authorized reuse
+  command is present. Other actions never skip it.
+- ``push`` to main: the pushed commit must be the merge commit of exactly one merged PR; that PR
+  must carry an authorization (the newest whole-line ``/reuse-sweep-run [RUN_ID]`` outside code,
+  from an allowed author association), exactly one sweep label that is a full-sweep label and no
+  incompatible label; the source run is the pinned run, or else the newest successful
+  ``pull_request`` run of the sweep workflow on a commit still in the PR with unexpired result
+  artifacts; and the drift guard must find no benchmark-affecting change after that run.
+
+Every outcome carries a one-line reason. API failures are not outcomes: they propagate as
+:class:`~changelog_tools.errors.GitHubError` and the gate fails closed.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Protocol
+
+from changelog_tools.errors import UsageError
+from changelog_tools.github.adapter import (
+    Artifact,
+    Comment,
+    NotFoundError,
+    PullCommit,
+    PullRequest,
+    WorkflowRun,
+)
+
+if TYPE_CHECKING:
+    from changelog_tools.config import Config
+
+OUTPUT_KEYS = (
+    "reuse-enabled",
+    "skip-pr-sweep",
+    "reuse-source-run-id",
+    "reuse-source-run-attempt",
+    "reuse-source-run-url",
+    "reuse-source-pr-number",
+    "reuse-source-head-sha",
+    "reuse-reason",
+)
+PINNED_CONCLUSIONS = ("success", "failure", "cancelled")
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
+
+
+def short(sha: str | None) -> str:
+    return (sha or "?")[:7]
+
+
+# ----------------------------------------------------------------------------------------------
+# inputs
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The configuration the rules read."""
+
+    command: str = "/reuse-sweep-run"
+    allowed_associations: tuple[str, ...] = ("OWNER", "MEMBER", "COLLABORATOR")
+    sweep_labels: tuple[str, ...] = ()
+    full_sweep_labels: tuple[str, ...] = ()
+    incompatible_labels: tuple[str, ...] = ()
+    workflow: str = "run-sweep.yml"
+    result_artifacts: tuple[str, ...] = ()
+    main_branch: str = "main"
+
+    @classmethod
+    def from_config(cls, config: Config, *, workflow: str | None = None) -> Policy:
+        return cls(
+            command=config.reuse_command,
+            allowed_associations=tuple(config.reuse_allowed_associations),
+            sweep_labels=tuple(config.sweep_labels),
+            full_sweep_labels=tuple(config.full_sweep_labels),
+            incompatible_labels=tuple(config.reuse_incompatible_labels),
+            workflow=workflow or config.sweep_workflow,
+            result_artifacts=tuple(config.result_artifacts),
+            main_branch=config.main_branch,
+        )
+
+    @property
+    def workflow_path(self) -> str:
+        return f".github/workflows/{self.workflow}"
+
+
+@dataclass(frozen=True)
+class Event:
+    """What triggered the workflow (from flags or the GitHub Actions environment)."""
+
+    name: str
+    action: str | None = None
+    pr_number: int | None = None
+    sha: str | None = None
+    ref: str | None = None
+    before: str | None = None
+
+
+class GateAPI(Protocol):
+    """The GitHub calls the gate makes (the adapter in changelog_tools.github.adapter has them)."""
+
+    def pulls_for_commit(self, sha: str) -> tuple[PullRequest, ...]: ...
+
+    def list_issue_comments(self, number: int) -> tuple[Comment, ...]: ...
+
+    def list_pull_commits(self, number: int) -> tuple[PullCommit, ...]: ...
+
+    def iter_workflow_runs(
+        self,
+        workflow: str | int,
+        *,
+        event: str | None = None,
+        branch: str | None = None,
+        status: str | None = None,
+        head_sha: str | None = None,
+    ) -> Iterator[WorkflowRun]: ...
+
+    def get_workflow_run(self, run_id: int) -> WorkflowRun: ...
+
+    def list_run_artifacts(self, run_id: int) -> tuple[Artifact, ...]: ...
+
+
+# (pull request, source run) -> offending paths / descriptions; empty means no drift
+DriftCheck = Callable[[PullRequest, WorkflowRun], Sequence[str]]
+
+
+# ----------------------------------------------------------------------------------------------
+# authorization
+
+
+@dataclass(frozen=True)
+class Authorization:
+    """The comment that authorizes reuse; ``run_id`` is set when it pins a run."""
+
+    comment_id: int
+    author: str | None
+    association: str
+    run_id: int | None
+    url: str | None
+
+    def describe(self) -> str:
+        who = f"@{self.author}" if self.author else "an unknown user"
+        return f"{who} ({self.association}, comment {self.comment_id})"
+
+
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_HTML_COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+
+
+def command_runs(body: str, command: str) -> list[int | None]:
+    """Every use of ``command`` in ``body``: its run id, or None for the bare command.
+
+    A use is a whole line holding the command (at most three spaces of indentation, as in
+    Markdown), optionally followed by a numeric run id. Lines inside fenced code blocks or
+    HTML comments do not count, nor do mentions inside a sentence or a quote.
+    """
+    pattern = re.compile(rf"^ {{0,3}}{re.escape(command)}(?:[ \t]+(\d+))?[ \t]*$")
+    found: list[int | None] = []
+    fence: tuple[str, int] | None = None
+    for line in _HTML_COMMENT_RE.sub("", body).splitlines():
+        opener = _FENCE_RE.match(line)
+        if fence is not None:
+            if (
+                opener is not None
+                and opener.group(1)[0] == fence[0]
+                and len(opener.group(1)) >= fence[1]
+                and not opener.group(2).strip()
+            ):
+                fence = None  # a closing fence: same character, at least as long, nothing after
+            continue
+        # a backtick fence's info string may not contain a backtick (CommonMark)
+        if opener and not (opener.group(1)[0] == "`" and "`" in opener.group(2)):
+            fence = (opener.group(1)[0], len(opener.group(1)))
+            continue
+        hit = pattern.match(line)
+        if hit:
+            found.append(int(hit.group(1)) if hit.group(1) else None)
+    return found
+
+
+def find_authorization(
+    comments: Iterable[Comment], *, command: str, allowed: Iterable[str]
+) -> Authorization | None:
+    """The newest comment from an allowed association that uses ``command`` decides.
+
+    Comments are ordered by creation time (editing does not move a comment). Within one
+    comment the last use wins; a newer bare command therefore un-pins an older pinned one.
+    """
+    allowed_set = {a.upper() for a in allowed}
+    newest_first = sorted(comments, key=lambda c: (c.created_at or _EARLIEST, c.id), reverse=True)
+    for comment in newest_first:
+        if comment.author_association.upper() not in allowed_set:
+            continue
+        uses = command_runs(comment.body, command)
+        if uses:
+            return Authorization(
+                comment.id, comment.author, comment.author_association, uses[-1], comment.html_url
+            )
+    return None
+
+
+# ----------------------------------------------------------------------------------------------
+# labels, runs, artifacts
+
+
+def label_problem(pr: PullRequest, policy: Policy) -> str | None:
+    """Why the PR's labels forbid reuse, or None: exactly one full-sweep label, no incompatible."""
+    labels = set(pr.labels)
+    bad = sorted(labels & set(policy.incompatible_labels))
+    if bad:
+        return f"PR #{pr.number} has reuse-incompatible label(s): {', '.join(bad)}"
+    primary = sorted(labels & (set(policy.sweep_labels) | set(policy.full_sweep_labels)))
+    if len(primary) > 1:
+        return (
+            f"PR #{pr.number} has {len(primary)} sweep labels ({', '.join(primary)}); "
+            "exactly one is allowed"
+        )
+    if not primary or primary[0] not in policy.full_sweep_labels:
+        has = f" (it has {primary[0]})" if primary else ""
+        return (
+            f"PR #{pr.number} has no full-sweep label{has}; reuse needs one of: "
+            f"{', '.join(policy.full_sweep_labels)}"
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class RunProblem:
+    kind: str  # event / status / conclusion / workflow / commit / artifacts
+    message: str
+
+
+def run_problem(
+    run: WorkflowRun,
+    *,
+    pr_number: int,
+    commit_shas: frozenset[str],
+    policy: Policy,
+    pinned: bool,
+) -> RunProblem | None:
+    """Why ``run`` cannot be a source, judged from its own fields only (no requests)."""
+    label = f"run {run.id}"
+    if run.event != "pull_request":
+        return RunProblem("event", f"{label} was triggered by {run.event!r}, not pull_request")
+    if run.status != "completed":
+        return RunProblem(
+            "status", f"{label} is {run.status or 'in an unknown state'}, not completed"
+        )
+    allowed = PINNED_CONCLUSIONS if pinned else ("success",)
+    if run.conclusion not in allowed:
+        return RunProblem(
+            "conclusion",
+            f"{label} concluded {run.conclusion or 'nothing'}; expected {' or '.join(allowed)}",
+        )
+    # A reusable-workflow call shows as "path@ref"; only the file matters.
+    path = (run.path or "").split("@", 1)[0]
+    if path != policy.workflow_path:
+        return RunProblem(
+            "workflow",
+            f"{label} belongs to {path or 'an unknown workflow'}, not {policy.workflow_path}",
+        )
+    if not run.head_sha:
+        return RunProblem("commit", f"{label} names no head commit")
+    if run.head_sha not in commit_shas:
+        return RunProblem(
+            "commit",
+            f"{label} ran on {short(run.head_sha)}, which is no longer one of PR #{pr_number}'s "
+            "commits (force-pushed away?)",
+        )
+    return None
+
+
+def reusable_artifacts(artifacts: Iterable[Artifact], patterns: Iterable[str]) -> tuple[str, ...]:
+    """Names of unexpired artifacts that match a result-artifact pattern (``*`` wildcards)."""
+    pats = tuple(patterns)
+    return tuple(
+        sorted(
+            {
+                a.name
+                for a in artifacts
+                if not a.expired and any(fnmatch.fnmatchcase(a.name, p) for p in pats)
+            }
+        )
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# the decision
+
+
+@dataclass(frozen=True)
+class Source:
+    run: WorkflowRun
+    artifacts: tuple[str, ...]
+    pinned: bool
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The gate's answer. ``refused`` marks an authorized PR whose reuse could not be granted."""
+
+    reuse_enabled: bool
+    skip_pr_sweep: bool
+    reason: str
+    pr_number: int | None = None
+    source: Source | None = None
+    authorization: Authorization | None = None
+    refused: bool = False
+    drift: tuple[str, ...] = field(default=())
+
+    def outputs(self) -> dict[str, str]:
+        """The step outputs, under the reference workflow's names (source fields only on reuse)."""
+        run = self.source.run if self.source is not None and self.reuse_enabled else None
+        return {
+            "reuse-enabled": "true" if self.reuse_enabled else "false",
+            "skip-pr-sweep": "true" if self.skip_pr_sweep else "false",
+            "reuse-source-run-id": str(run.id) if run else "",
+            "reuse-source-run-attempt": str(run.run_attempt) if run else "",
+            "reuse-source-run-url": (run.html_url or "") if run else "",
+            "reuse-source-pr-number": str(self.pr_number) if run and self.pr_number else "",
+            "reuse-source-head-sha": (run.head_sha or "") if run else "",
+            "reuse-reason": self.reason,
+        }
+
+
+def _quiet(message: str) -> None:
+    return None
+
+
+def decide(
+    event: Event,
+    policy: Policy,
+    api: GateAPI,
+    *,
+    drift_check: DriftCheck | None = None,
+    log: Callable[[str], None] = _quiet,
+) -> Decision:
+    """Decide reuse for ``event``; GitHub errors propagate (the caller fails closed)."""
+    if event.name == "pull_request":
+        return _pull_request(event, policy, api, log)
+    if event.name == "push":
+        return _push(event, policy, api, drift_check, log)
+    return Decision(
+        False, False, f"event {event.name!r} is neither pull_request nor push; no reuse"
+    )
+
+
+def _who(policy: Policy) -> str:
+    return ", ".join(policy.allowed_associations) or "nobody"
+
+
+def _authorization(
+    n: int, policy: Policy, api: GateAPI, log: Callable[[str], None], *, outcome: str
+) -> Authorization | Decision:
+    """PR ``n``'s newest allowed reuse command, or the decision that explains its absence."""
+    log(f"reading the comments of PR #{n}")
+    auth = find_authorization(
+        api.list_issue_comments(n), command=policy.command, allowed=policy.allowed_associations
+    )
+    if auth is not None:
+        return auth
+    why = f"PR #{n} has no {policy.command} authorization from {_who(policy)}; {outcome}"
+    return Decision(False, False, why, pr_number=n)
+
+
+def _pull_request(
+    event: Event, policy: Policy, api: GateAPI, log: Callable[[str], None]
+) -> Decision:
+    action = event.action or "unknown"
+    if action != "synchronize":
+        return Decision(
+            False, False, f"pull_request action {action!r} is not synchronize; the PR sweep runs"
+        )
+    if event.pr_number is None:
+        raise UsageError("a pull_request synchronize event needs the PR number (--pr)")
+    n = event.pr_number
+    auth = _authorization(n, policy, api, log, outcome="the PR sweep runs")
+    if isinstance(auth, Decision):
+        return auth
+    return Decision(
+        False,
+        True,
+        f"PR #{n} is authorized for reuse by {auth.describe()}; the PR sweep is skipped",
+        pr_number=n,
+        authorization=auth,
+    )
+
+
+def _push(
+    event: Event,
+    policy: Policy,
+    api: GateAPI,
+    drift_check: DriftCheck | None,
+    log: Callable[[str], None],
+) -> Decision:
+    main_ref = f"refs/heads/{policy.main_branch}"
+    if event.ref != main_ref:
+        return Decision(
+            False, False, f"ref {event.ref or '(none)'} is not a push to {main_ref}; no reuse"
+        )
+    if not event.sha:
+        raise UsageError("a push event needs the pushed commit (--commit-sha)")
+    sha = event.sha
+    log(f"looking up the pull request merged as {short(sha)}")
+    pulls = api.pulls_for_commit(sha)
+    # An open PR that contains the commit is listed too; only a merge commit identifies a PR.
+    merged_here = [p for p in pulls if p.merged and p.merge_commit_sha == sha]
+    if not merged_here:
+        listed = ", ".join(f"#{p.number}" for p in pulls)
+        why = f" (associated: {listed})" if listed else ""
+        return Decision(
+            False, False, f"commit {short(sha)} is not the merge commit of any pull request{why}; "
+            "no reuse"
+        )  # fmt: skip
+    if len(merged_here) > 1:
+        listed = ", ".join(f"#{p.number}" for p in merged_here)
+        return Decision(
+            False,
+            False,
+            f"commit {short(sha)} is the merge commit of {len(merged_here)} pull requests "
+            f"({listed}); refusing to guess, no reuse",
+        )
+    pr = merged_here[0]
+    n = pr.number
+    auth = _authorization(n, policy, api, log, outcome="no reuse")
+    if isinstance(auth, Decision):
+        return auth
+
+    def refuse(why: str, source: Source | None = None, drift: tuple[str, ...] = ()) -> Decision:
+        return Decision(
+            False,
+            False,
+            f"{why}; no reuse, a full sweep runs",
+            pr_number=n,
+            source=source,
+            authorization=auth,
+            refused=True,
+            drift=drift,
+        )
+
+    problem = label_problem(pr, policy)
+    if problem:
+        return refuse(problem)
+    log(f"reading the commits of PR #{n}")
+    commits = api.list_pull_commits(n)
+    if not commits:
+        return refuse(f"PR #{n} has no commits")
+    shas = frozenset(c.sha for c in commits)
+    if auth.run_id is not None:
+        source, why = pinned_source(auth.run_id, pr, shas, policy, api, log)
+    else:
+        source, why = latest_source(pr, shas, policy, api, log)
+    if source is None:
+        return refuse(why)
+    run = source.run
+    if drift_check is not None:
+        log(f"checking for drift between run {run.id} ({short(run.head_sha)}) and {short(sha)}")
+        drift = tuple(drift_check(pr, run))
+        if drift:
+            shown = ", ".join(drift[:10]) + (
+                f" and {len(drift) - 10} more" if len(drift) > 10 else ""
+            )
+            return refuse(
+                f"PR #{n} changed benchmark inputs after run {run.id} ({short(run.head_sha)}): "
+                f"{shown}",
+                source,
+                drift,
+            )
+    kind = "pinned " if source.pinned else ""
+    return Decision(
+        True,
+        False,
+        f"reusing {kind}run {run.id} (attempt {run.run_attempt}, {run.conclusion}) of PR #{n} "
+        f"on {short(run.head_sha)}, authorized by {auth.describe()}",
+        pr_number=n,
+        source=source,
+        authorization=auth,
+    )
+
+
+def pinned_source(
+    run_id: int,
+    pr: PullRequest,
+    shas: frozenset[str],
+    policy: Policy,
+    api: GateAPI,
+    log: Callable[[str], None],
+) -> tuple[Source | None, str]:
+    """Validate the pinned run ``run_id`` as a source; (None, reason) when it cannot be one."""
+    log(f"reading pinned run {run_id}")
+    try:
+        run = api.get_workflow_run(run_id)
+    except NotFoundError:
+        return None, f"pinned run {run_id} does not exist"
+    problem = run_problem(run, pr_number=pr.number, commit_shas=shas, policy=policy, pinned=True)
+    if problem is not None:
+        return None, f"pinned {problem.message}"
+    names = reusable_artifacts(api.list_run_artifacts(run.id), policy.result_artifacts)
+    if not names:
+        return None, (
+            f"pinned run {run.id} has no unexpired result artifact "
+            f"({', '.join(policy.result_artifacts)})"
+        )
+    return Source(run, names, True), ""
+
+
+_KIND_TEXT = {
+    "event": "not pull_request",
+    "status": "not completed",
+    "conclusion": "not successful",
+    "workflow": "of another workflow",
+    "commit": "on a commit no longer in the PR",
+    "artifacts": "without unexpired result artifacts",
+}
+
+
+def latest_source(
+    pr: PullRequest,
+    shas: frozenset[str],
+    policy: Policy,
+    api: GateAPI,
+    log: Callable[[str], None],
+) -> tuple[Source | None, str]:
+    """The newest eligible run (cheap fields first, then artifacts), or (None, reason)."""
+    log(f"searching {policy.workflow} pull_request runs on branch {pr.head_ref!r}")
+    skipped: Counter[str] = Counter()
+    runs = api.iter_workflow_runs(
+        policy.workflow, event="pull_request", branch=pr.head_ref, status="completed"
+    )
+    for run in _workflow_must_exist(runs, policy):
+        problem = run_problem(
+            run, pr_number=pr.number, commit_shas=shas, policy=policy, pinned=False
+        )
+        if problem is not None:
+            skipped[problem.kind] += 1
+            continue
+        names = reusable_artifacts(api.list_run_artifacts(run.id), policy.result_artifacts)
+        if not names:
+            skipped["artifacts"] += 1  # a gated no-op sweep, or results that expired
+            continue
+        return Source(run, names, False), ""
+    total = sum(skipped.values())
+    detail = ", ".join(f"{count} {_KIND_TEXT[kind]}" for kind, count in sorted(skipped.items()))
+    checked = f"{total} completed run{'s' * (total != 1)} checked" + (
+        f": {detail}" if detail else ""
+    )
+    return None, (
+        f"PR #{pr.number} has no reusable {policy.workflow} run on any of its {len(shas)} "
+        f"commit(s) ({checked}); pin one with `{policy.command} RUN_ID`"
+    )
+
+
+def _workflow_must_exist(runs: Iterator[WorkflowRun], policy: Policy) -> Iterator[WorkflowRun]:
+    """``runs``, with a 404 (unknown workflow file) explained; it stays an error (exit 3)."""
+    try:
+        yield from runs
+    except NotFoundError as exc:
+        raise NotFoundError(
+            exc.message,
+            status=exc.status,
+            hint=f"is `sweep-workflow` ({policy.workflow}) the file name of a workflow in "
+            ".github/workflows, and may the token read Actions?",
+        ) from None
+
+
+# ----------------------------------------------------------------------------------------------
+# the step summary
+
+
+def render_summary(decision: Decision, event: Event) -> str:
+    """Markdown for ``$GITHUB_STEP_SUMMARY``: the decision, why, and the source run's link."""
+    if decision.reuse_enabled:
+        verdict = "reuse the pull request's sweep"
+    elif decision.skip_pr_sweep:
+        verdict = "skip the pull-request sweep (reuse authorized)"
+    else:
+        verdict = "no reuse"
+    lines = [
+        "### Sweep reuse gate",
+        "",
+        f"**Decision:** {verdict}",
+        "",
+        f"{_md(decision.reason)}",
+        "",
+    ]
+    where = f"`{event.name}`" + (f" / `{event.action}`" if event.action else "")
+    if event.sha:
+        where += f" on `{short(event.sha)}`"
+    lines.append(f"- Event: {where}")
+    if decision.pr_number is not None:
+        lines.append(f"- Pull request: #{decision.pr_number}")
+    auth = decision.authorization
+    if auth is not None:
+        link = (
+            f"[comment {auth.comment_id}]({auth.url})" if auth.url else f"comment {auth.comment_id}"
+        )
+        pin = f", pinning run {auth.run_id}" if auth.run_id is not None else ""
+        lines.append(
+            f"- Authorized by: @{_md(auth.author or '?')} ({auth.association}) in {link}{pin}"
+        )
+    if decision.source is not None:
+        run = decision.source.run
+        label = f"run {run.id} attempt {run.run_attempt}"
+        link = f"[{label}]({run.html_url})" if run.html_url else label
+        prefix = "Source run" if decision.reuse_enabled else "Candidate run (refused)"
+        lines.append(
+            f"- {prefix}: {link}, {run.conclusion}, on `{short(run.head_sha)}`; artifacts: "
+            + ", ".join(f"`{a}`" for a in decision.source.artifacts)
+        )
+    if decision.drift:
+        lines.append("- Changed after the source run:")
+        lines.extend(f"  - `{item}`" for item in decision.drift[:50])
+    return "\n".join(lines) + "\n"
+
+
+def render_error_summary(message: str) -> str:
+    return f"### Sweep reuse gate\n\n**Failed (fail closed):** {_md(message)}\n"
+
+
+def _md(text: str) -> str:
+    # Keep user-controlled text (labels, logins) from opening Markdown/HTML constructs.
+    return text.replace("<", "&lt;").replace(">", "&gt;")

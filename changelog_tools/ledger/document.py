@@ -1,0 +1,473 @@
+"""The changelog as a ledger of bytes: raw bytes plus one block per top-level entry.
+
+Every edit the tool makes is a splice of byte spans computed here, never a re-dump of YAML, so
+bytes the edit does not target stay identical. :func:`parse_ledger` also enforces the file-level
+rules (encoding, control characters, shape of entry starts, YAML safety) and reports every
+problem it finds rather than stopping at the first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from changelog_tools import diagnostics as dx
+from changelog_tools import yamlload
+from changelog_tools.ledger import schema
+
+ENTRY_START_RE = re.compile(rb"^- config-keys:", re.MULTILINE)
+ENTRY_START = b"- config-keys:"
+# Beyond this many occurrences of one byte rule, report a count instead of every line.
+MAX_REPORTS_PER_RULE = 10
+
+
+@dataclass(frozen=True)
+class Block:
+    """One top-level entry: its byte span and parsed value.
+
+    ``start`` is the offset of its ``- config-keys:`` line; ``content_end`` the end of its last
+    non-blank line (newline included); ``end`` the start of the next entry or the end of the
+    file, so ``raw[content_end:end]`` is the separator that follows it.
+    """
+
+    index: int
+    start: int
+    content_end: int
+    end: int
+    line: int
+    data: Any
+
+    def content(self, raw: bytes) -> bytes:
+        return raw[self.start : self.content_end]
+
+    def separator(self, raw: bytes) -> bytes:
+        return raw[self.content_end : self.end]
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """A parsed changelog. ``blocks`` is empty when the structure could not be trusted."""
+
+    raw: bytes
+    path: str
+    blocks: tuple[Block, ...] = ()
+    diagnostics: tuple[dx.Diagnostic, ...] = ()
+    loaded: yamlload.Loaded | None = None
+    line_offset: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.severity is dx.Severity.ERROR for d in self.diagnostics)
+
+    @property
+    def entries(self) -> list[Any]:
+        return [b.data for b in self.blocks]
+
+    @property
+    def structured(self) -> bool:
+        """True when every entry was located and parsed (blocks are trustworthy)."""
+        return self.loaded is not None and isinstance(self.loaded.value, list)
+
+    def line_of(self, offset: int) -> int:
+        return self.raw.count(b"\n", 0, offset) + 1 + self.line_offset
+
+
+def _line_of(raw: bytes, offset: int, line_offset: int) -> int:
+    return raw.count(b"\n", 0, offset) + 1 + line_offset
+
+
+def _byte_rule(
+    raw: bytes,
+    needle: bytes,
+    code: str,
+    what: str,
+    path: str,
+    line_offset: int,
+    hint: str,
+) -> list[dx.Diagnostic]:
+    out: list[dx.Diagnostic] = []
+    pos = raw.find(needle)
+    count = 0
+    last_line = -1
+    line, counted = 1 + line_offset, 0
+    while pos != -1:
+        line_start = raw.rfind(b"\n", 0, pos) + 1
+        # Count lines incrementally: from the start each time is quadratic on a CRLF file.
+        line += raw.count(b"\n", counted, pos)
+        counted = pos
+        if line != last_line:
+            count += 1
+            last_line = line
+            if count <= MAX_REPORTS_PER_RULE:
+                column = len(raw[line_start:pos].decode("utf-8", "replace")) + 1
+                out.append(
+                    dx.error(code, f"{what} at column {column}", path, line, column, hint=hint)
+                )
+        pos = raw.find(needle, pos + 1)
+    if count > MAX_REPORTS_PER_RULE:
+        out.append(
+            dx.error(
+                code,
+                f"{what} on {count - MAX_REPORTS_PER_RULE} more lines",
+                path,
+                None,
+                None,
+            )
+        )
+    return out
+
+
+# Characters YAML refuses (C0 and C1 controls other than tab/LF/CR/NUL, which have their own
+# rules; DEL; U+FFFE/U+FFFF) or reads as line breaks (NEL, LINE and PARAGRAPH SEPARATOR, easy
+# to paste from a web page), which would shift every line number after them. In valid UTF-8
+# these byte sequences cannot start inside another character.
+_CONTROL_RE = re.compile(
+    rb"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]|\xef\xbf[\xbe\xbf]"
+)
+
+
+def _control_rule(raw: bytes, path: str, line_offset: int) -> list[dx.Diagnostic]:
+    out: list[dx.Diagnostic] = []
+    line, counted, last_line, count = 1 + line_offset, 0, -1, 0
+    for match in _CONTROL_RE.finditer(raw):
+        pos = match.start()
+        line += raw.count(b"\n", counted, pos)
+        counted = pos
+        if line == last_line:
+            continue
+        last_line = line
+        count += 1
+        if count > MAX_REPORTS_PER_RULE:
+            continue
+        char = ord(match.group().decode("utf-8"))
+        breaks = char in (0x85, 0x2028, 0x2029)
+        what = "line separator" if breaks else "control character"
+        line_start = raw.rfind(b"\n", 0, pos) + 1
+        column = len(raw[line_start:pos].decode("utf-8", "replace")) + 1
+        out.append(
+            dx.error(
+                dx.CONTROL_CHARACTER,
+                f"invisible {what} U+{char:04X} at column {column}"
+                + (" (YAML reads it as a line break)" if breaks else ""),
+                path,
+                line,
+                column,
+                hint="replace it with a space" if breaks else "delete it",
+            )
+        )
+    if count > MAX_REPORTS_PER_RULE:
+        out.append(
+            dx.error(
+                dx.CONTROL_CHARACTER,
+                f"control characters or line separators on {count - MAX_REPORTS_PER_RULE} more "
+                "lines",
+                path,
+            )
+        )
+    return out
+
+
+def byte_rules(
+    raw: bytes, path: str, *, max_size: int | None = None, line_offset: int = 0
+) -> list[dx.Diagnostic]:
+    """File-level byte rules: size, UTF-8, BOM, final newline, no CR/tab/NUL/other controls."""
+    out: list[dx.Diagnostic] = []
+    if max_size is not None and len(raw) > max_size:
+        out.append(
+            dx.error(
+                dx.TOO_LARGE,
+                f"file is {len(raw):,} bytes; the limit is {max_size:,} (`max-file-size`)",
+                path,
+            )
+        )
+        return out
+    if not raw:
+        out.append(dx.error(dx.EMPTY_FILE, "file is empty", path, 1, 1))
+        return out
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = _line_of(raw, exc.start, line_offset)
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        column = len(raw[line_start : exc.start].decode("utf-8", "replace")) + 1
+        out.append(
+            dx.error(
+                dx.NOT_UTF8,
+                f"invalid UTF-8 byte 0x{raw[exc.start]:02x}",
+                path,
+                line,
+                column,
+                hint="save the file as UTF-8",
+            )
+        )
+    if raw.startswith(b"\xef\xbb\xbf"):
+        # Some Windows editors add it; without this the only finding would be a puzzling
+        # "entry 1 does not begin with `- config-keys:`".
+        out.append(
+            dx.error(
+                dx.BYTE_ORDER_MARK,
+                "file starts with a UTF-8 byte-order mark (bytes EF BB BF)",
+                path,
+                1 + line_offset,
+                1,
+                hint="save the file as UTF-8 without a BOM",
+            )
+        )
+    if not raw.endswith(b"\n"):
+        last_line = _line_of(raw, len(raw), line_offset)
+        out.append(
+            dx.error(
+                dx.NO_FINAL_NEWLINE,
+                "file does not end with a newline",
+                path,
+                last_line,
+                None,
+                hint="without it the next append shows the last line as changed",
+            )
+        )
+    out += _byte_rule(
+        raw, b"\r", dx.CARRIAGE_RETURN, "carriage return (CR)", path, line_offset,
+        "use Unix line endings (LF only)",
+    )  # fmt: skip
+    out += _byte_rule(raw, b"\t", dx.TAB, "tab character", path, line_offset, "indent with spaces")
+    out += _byte_rule(raw, b"\x00", dx.NUL, "NUL byte", path, line_offset, "remove the NUL byte")
+    if not any(d.code == dx.NOT_UTF8 for d in out):
+        out += _control_rule(raw, path, line_offset)
+    return out
+
+
+def _content_end(raw: bytes, start: int, end: int) -> int:
+    """End of the last line in ``raw[start:end]`` holding something other than whitespace."""
+    pos = end
+    while pos > start:
+        line_start = raw.rfind(b"\n", start, pos - 1) + 1
+        if line_start <= start:
+            line_start = start
+        if raw[line_start:pos].strip(b" \t\r\n"):
+            return pos
+        pos = line_start
+    return start
+
+
+# An explicit document end at column 0 (never inside an entry's indented values).
+_DOCUMENT_END_RE = re.compile(rb"^\.\.\.(?:[ \t]+#[^\n]*|[ \t]*)$", re.MULTILINE)
+
+
+def entry_starts(raw: bytes) -> list[int]:
+    """Byte offsets of every line that begins with ``- config-keys:``."""
+    return [m.start() for m in ENTRY_START_RE.finditer(raw)]
+
+
+def parse_ledger(
+    raw: bytes,
+    *,
+    path: str,
+    max_size: int | None = None,
+    line_offset: int = 0,
+    entry_offset: int = 0,
+    validate_entries: bool = True,
+) -> Ledger:
+    """Parse ``raw`` into a :class:`Ledger`, collecting every file-level and schema problem.
+
+    ``line_offset`` and ``entry_offset`` describe where ``raw`` sits in a larger file (the entries
+    and lines before it), so messages number entries and lines as the whole file does.
+    """
+    diags = byte_rules(raw, path, max_size=max_size, line_offset=line_offset)
+    # CL009: the YAML reader would refuse the text, or number its lines differently from us.
+    fatal = (dx.TOO_LARGE, dx.NOT_UTF8, dx.EMPTY_FILE, dx.CONTROL_CHARACTER)
+    if any(d.code in fatal for d in diags):
+        return Ledger(raw, path, (), tuple(diags), None, line_offset)
+    text = raw.decode("utf-8")
+    end_marker = _DOCUMENT_END_RE.search(raw)
+    if end_marker is not None:
+        # Valid YAML on its own, but an entry appended after it (checked on its own, as every
+        # append is) would start a second document and break the whole file.
+        diags.append(
+            dx.error(
+                dx.MULTI_DOCUMENT,
+                "document end marker `...` is not allowed in a changelog: an entry appended "
+                "after it would start a second YAML document",
+                path,
+                _line_of(raw, end_marker.start(), line_offset),
+                1,
+                hint="delete the `...` line",
+            )
+        )
+    try:
+        loaded = yamlload.load(text, line_offset=line_offset)
+    except yamlload.YamlProblem as exc:
+        diags.append(dx.error(exc.code, exc.message, path, exc.line, exc.column))
+        return Ledger(raw, path, (), tuple(diags), None, line_offset)
+    root = loaded.value
+    if not isinstance(root, list):
+        what = "empty" if root is None else f"a {type(root).__name__}"
+        diags.append(
+            dx.error(
+                dx.ROOT_NOT_LIST,
+                f"the root of the file is {what}; a changelog is a YAML list of entries",
+                path,
+                *(loaded.mark(()) or (1, 1)),
+            )
+        )
+        return Ledger(raw, path, (), tuple(diags), loaded, line_offset)
+
+    starts = entry_starts(raw)
+    # Map line number -> byte offset for every `- config-keys:` line, then match items to lines.
+    start_lines: dict[int, int] = {}
+    line = 1 + line_offset
+    prev = 0
+    for off in starts:
+        line += raw.count(b"\n", prev, off)
+        prev = off
+        start_lines[line] = off
+    matched: set[int] = set()
+    item_offsets: list[int | None] = []
+    for i, item in enumerate(root):
+        item_line, item_col = loaded.marks[(i,)]
+        found_off = start_lines.get(item_line)
+        first_key = next(iter(item), None) if isinstance(item, dict) else None
+        if found_off is not None and item_col == 3 and first_key == "config-keys":
+            matched.add(item_line)
+            item_offsets.append(found_off)
+            continue
+        item_offsets.append(None)
+        if isinstance(item, dict) and first_key != "config-keys":
+            msg = (
+                f"entry {entry_offset + i + 1} starts with `{first_key}`; every entry must begin with "
+                "`- config-keys:` at column 0"
+            )
+        else:
+            msg = f"entry {entry_offset + i + 1} does not begin with `- config-keys:` at column 0"
+        diags.append(
+            dx.error(
+                dx.ENTRY_START,
+                msg,
+                path,
+                item_line,
+                max(item_col - 2, 1),
+                hint="write each entry as `- config-keys:` at the start of a line, "
+                "then its other fields indented by two spaces",
+            )
+        )
+    for start_line, _off in sorted(start_lines.items()):
+        if start_line not in matched:
+            diags.append(
+                dx.error(
+                    dx.ENTRY_START,
+                    "this `- config-keys:` line is not the start of a top-level entry "
+                    f"({len(starts)} such lines, {len(root)} entries parsed)",
+                    path,
+                    start_line,
+                    1,
+                    hint="check the indentation of this entry and of the one before it",
+                )
+            )
+
+    blocks: list[Block] = []
+    if all(o is not None for o in item_offsets):
+        offsets = [o for o in item_offsets if o is not None]
+        for i, off in enumerate(offsets):
+            end = offsets[i + 1] if i + 1 < len(offsets) else len(raw)
+            blocks.append(
+                Block(
+                    index=i,
+                    start=off,
+                    content_end=_content_end(raw, off, end),
+                    end=end,
+                    line=loaded.marks[(i,)][0],
+                    data=root[i],
+                )
+            )
+    if validate_entries:
+        for i, item in enumerate(root):
+            diags.extend(
+                schema.validate_entry(
+                    item, index=entry_offset + i, entry_path=(i,), loaded=loaded, file=path
+                )
+            )
+    return Ledger(raw, path, tuple(blocks), tuple(diags), loaded, line_offset)
+
+
+@dataclass(frozen=True)
+class Splice:
+    """Replace ``raw[start:end]`` with ``data``."""
+
+    start: int
+    end: int
+    data: bytes
+
+
+def apply_splices(raw: bytes, splices: Iterable[Splice]) -> bytes:
+    """Apply non-overlapping splices; bytes outside every span are copied unchanged."""
+    out: list[bytes] = []
+    pos = 0
+    for s in sorted(splices, key=lambda s: s.start):
+        if s.start < pos:
+            raise ValueError("overlapping splices")
+        out.append(raw[pos : s.start])
+        out.append(s.data)
+        pos = s.end
+    out.append(raw[pos:])
+    return b"".join(out)
+
+
+PR_LINK_LINE_RE = re.compile(rb"^  pr-link:[ ]*(?P<value>[^\n]*?)[ ]*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class LinkLine:
+    """The ``  pr-link:`` line of an entry: span of the whole line and of its value."""
+
+    line_start: int
+    line_end: int
+    value_start: int
+    value_end: int
+
+
+def pr_link_lines(raw: bytes, block: Block) -> list[LinkLine]:
+    """Every top-level ``pr-link`` line inside ``block``'s content."""
+    out = []
+    for m in PR_LINK_LINE_RE.finditer(raw, block.start, block.content_end):
+        out.append(LinkLine(m.start(), m.end(), m.start("value"), m.end("value")))
+    return out
+
+
+def join_entries(blocks: Sequence[bytes]) -> bytes:
+    """Join entry byte blocks (each ending with a newline) with exactly one empty line."""
+    return b"\n".join(blocks)
+
+
+def parse_error_summary(ledger: Ledger) -> str:
+    first = next((d for d in ledger.diagnostics if d.severity is dx.Severity.ERROR), None)
+    if first is None:
+        return "no errors"
+    loc = f"{first.path}:{first.line}" if first.line else first.path
+    return f"{loc}: {first.code} {first.message}"
+
+
+@dataclass
+class LineIndex:
+    """Offset -> line number lookups in O(log n) after one O(n) scan."""
+
+    raw: bytes
+    line_offset: int = 0
+    _starts: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        starts = [0]
+        find = self.raw.find
+        pos = find(b"\n")
+        while pos != -1:
+            starts.append(pos + 1)
+            pos = find(b"\n", pos + 1)
+        self._starts = starts
+
+    def line(self, offset: int) -> int:
+        import bisect
+
+        return bisect.bisect_right(self._starts, offset) + self.line_offset
+
+    def start_of_line(self, line: int) -> int:
+        return self._starts[line - 1 - self.line_offset]

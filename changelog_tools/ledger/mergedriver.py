@@ -1,0 +1,372 @@
+"""The resolver inside git: which side is main, conflicts in the index, the merge driver.
+
+git names the two sides "ours" and "theirs", and what they are depends on the operation: in
+``git merge origin/main`` on a PR branch ours is the PR; in ``git rebase origin/main`` ours is
+main (the commits being replayed are theirs). :func:`detect_sides` decides from git's state and
+says why, or refuses; it never guesses.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from changelog_tools import diagnostics as dx
+from changelog_tools.config import Config
+from changelog_tools.errors import ChangelogToolsError, GitError
+from changelog_tools.fsutil import atomic_write
+from changelog_tools.gitrepo import (
+    GitRepo,
+    operation_in_progress,
+    read_index_stages,
+    repo_relative,
+    special_head,
+)
+from changelog_tools.ledger.guard import Refusal
+from changelog_tools.ledger.resolve import Resolution, resolve
+
+PR_SIDES = ("ours", "theirs")
+_NOT_DETECTED_HINT = (
+    "say which side is the pull request: `changelog-tools resolve --pr-side ours` (the branch "
+    "you are on is the PR) or `--pr-side theirs` (the commit being merged or picked is the PR)"
+)
+
+
+@dataclass(frozen=True)
+class Sides:
+    """Which git side holds the pull request's version, how that was decided, and why."""
+
+    pr_side: str  # "ours" or "theirs"
+    operation: str  # merge, rebase, cherry-pick, or "given" (--pr-side)
+    reason: str
+
+    @property
+    def main_side(self) -> str:
+        return "theirs" if self.pr_side == "ours" else "ours"
+
+    def describe(self) -> str:
+        return (
+            f"{self.operation}: the PR is {self.pr_side}, main is {self.main_side} ({self.reason})"
+        )
+
+    def as_json(self) -> dict[str, str]:
+        return {
+            "operation": self.operation,
+            "pr-side": self.pr_side,
+            "main-side": self.main_side,
+            "reason": self.reason,
+        }
+
+
+def _refuse_sides(message: str) -> Refusal:
+    return Refusal(dx.SIDE_UNKNOWN, message, path="git", hint=_NOT_DETECTED_HINT)
+
+
+def _main_refs(repo: GitRepo, config: Config, current: str | None) -> list[str]:
+    refs = []
+    for ref in (
+        f"refs/remotes/{config.remote}/{config.main_branch}",
+        f"refs/heads/{config.main_branch}",
+    ):
+        # The branch being merged into is never evidence for itself.
+        if ref != current and repo.try_rev_parse(ref):
+            refs.append(ref)
+    return refs
+
+
+def _on_main(repo: GitRepo, commit: str, refs: list[str]) -> str | None:
+    """The first of ``refs`` that contains ``commit``, shortened for messages."""
+    for ref in refs:
+        if repo.is_ancestor(commit, ref):
+            return ref.removeprefix("refs/remotes/").removeprefix("refs/heads/")
+    return None
+
+
+def _decide_by_main(repo: GitRepo, *, operation: str, theirs: str, config: Config) -> Sides:
+    """Merges and cherry-picks: main is the side whose commit the main branch already contains."""
+    current = None
+    if repo.git_ok("symbolic-ref", "--quiet", "HEAD"):
+        current = repo.git("symbolic-ref", "--quiet", "HEAD")
+    refs = _main_refs(repo, config, current)
+    main_name = f"{config.remote}/{config.main_branch}"
+    found = _on_main(repo, theirs, refs)
+    if found:
+        return Sides("ours", operation, f"theirs, commit {theirs[:12]}, is on {found}")
+    if current == f"refs/heads/{config.main_branch}":
+        return Sides("theirs", operation, f"you are on {config.main_branch}")
+    found = _on_main(repo, "HEAD", refs)
+    if found:
+        return Sides("theirs", operation, f"ours (HEAD) is on {found}")
+    raise _refuse_sides(
+        f"{operation}: neither side's commit is on {main_name} or {config.main_branch}, so which "
+        "side is main cannot be told"
+    )
+
+
+def detect_sides(
+    repo: GitRepo,
+    *,
+    config: Config,
+    given: str | None = None,
+    reflog_action: str | None = None,
+) -> Sides:
+    """Decide which side is the pull request for the conflict git is in the middle of.
+
+    ``given`` (from ``--pr-side``) wins. A rebase replays the PR onto main, so theirs is the
+    PR. A merge or cherry-pick is decided by which commit main already contains.
+    ``reflog_action`` is git's ``GIT_REFLOG_ACTION``: inside a merge driver it is the only
+    trace of a merge (MERGE_HEAD is written after the driver returns).
+    """
+    if given is not None:
+        if given not in PR_SIDES:
+            raise _refuse_sides(f"--pr-side must be ours or theirs, not {given!r}")
+        return Sides(given, "given", f"--pr-side {given}")
+    operation = operation_in_progress(repo)
+    if operation == "rebase":
+        return Sides("theirs", "rebase", "a rebase replays the PR's commits (theirs) onto main")
+    if operation in ("am", "revert"):
+        raise _refuse_sides(f"a git {operation} is in progress; it is not a merge of a PR and main")
+    theirs: str | None = None
+    if operation == "merge":
+        theirs = special_head(repo, "MERGE_HEAD")
+    elif operation == "cherry-pick":
+        theirs = special_head(repo, "CHERRY_PICK_HEAD")
+    elif reflog_action and reflog_action.split():
+        words = reflog_action.split()
+        if words[0] == "merge":
+            names = [w for w in words[1:] if not w.startswith("-")]
+            if len(names) != 1:
+                raise _refuse_sides(
+                    f"git is merging {len(names)} commits at once ({reflog_action})"
+                )
+            theirs = repo.try_rev_parse(names[0])
+            operation = "merge"
+        elif words[0] == "pull":
+            theirs = special_head(repo, "FETCH_HEAD")
+            operation = "merge"
+    if theirs is None or operation is None:
+        raise _refuse_sides(
+            "no merge, rebase or cherry-pick that this tool recognizes is in progress"
+        )
+    return _decide_by_main(repo, operation=operation, theirs=theirs, config=config)
+
+
+@dataclass(frozen=True)
+class IndexConflict:
+    """The three versions of a conflicted changelog, read from the index, arranged by role."""
+
+    base: bytes | None
+    pr: bytes
+    main: bytes
+    sides: Sides
+
+
+def read_conflict(repo: GitRepo, path: str, *, config: Config, given: str | None) -> IndexConflict:
+    """Read the index stages of ``path`` and assign them to PR and main; refuse when unusable."""
+    stages = read_index_stages(repo, path)
+    if not stages:
+        raise Refusal(
+            dx.MISSING_STAGE,
+            "is not in the index; nothing to resolve",
+            path=path,
+            hint="run this inside the repository, during the merge or rebase that conflicted",
+        )
+    if set(stages) == {0}:
+        raise Refusal(
+            dx.MISSING_STAGE,
+            "has no merge conflict (it is not unmerged in the index); nothing to resolve",
+            path=path,
+        )
+    sides = detect_sides(repo, config=config, given=given)
+    names = {2: "ours", 3: "theirs"}
+    for stage in (2, 3):
+        if stage not in stages:
+            role = "the PR" if names[stage] == sides.pr_side else "main"
+            raise Refusal(
+                dx.MISSING_STAGE,
+                f"index stage {stage} ({names[stage]}, {role}) is missing: that side deleted "
+                "the file; resolve this by hand",
+                path=path,
+            )
+    ours, theirs = stages[2], stages[3]
+    pr, main = (ours, theirs) if sides.pr_side == "ours" else (theirs, ours)
+    # No stage 1: both sides added the file (add/add); everything in it is new on both sides.
+    return IndexConflict(stages.get(1), pr, main, sides)
+
+
+def resolve_conflict(
+    repo: GitRepo,
+    path: str,
+    *,
+    config: Config,
+    pr: int | None = None,
+    given: str | None = None,
+    write: bool = True,
+    add: bool = False,
+    fix_near_misses: bool = False,
+) -> tuple[Resolution, Sides]:
+    """Resolve the conflicted ``path`` from the index; write it to the work tree (atomically)
+    and stage it with ``add``. Nothing is written when it refuses."""
+    conflict = read_conflict(repo, path, config=config, given=given)
+    resolution = resolve(
+        conflict.base,
+        conflict.pr,
+        conflict.main,
+        config=config,
+        pr=pr,
+        path=path,
+        fix_near_misses=fix_near_misses,
+    )
+    if write:
+        atomic_write(repo.path / path, resolution.data)
+        if add:
+            repo.git("add", "--", path)
+    return resolution, conflict.sides
+
+
+def _conflict_markers(ancestor: Path, current: Path, other: Path, marker_size: int) -> bytes | None:
+    """git's usual text merge of the three files, with conflict markers; None if it fails."""
+    try:
+        proc = subprocess.run(
+            [
+                "git", "merge-file", "--stdout", f"--marker-size={marker_size}",
+                "-L", "ours", "-L", "merge-base", "-L", "theirs",
+                str(current), str(ancestor), str(other),
+            ],
+            capture_output=True,
+            check=False,
+        )  # fmt: skip
+    except OSError:
+        return None
+    # merge-file exits with the number of conflicts; negative (>127 here) means it failed.
+    return proc.stdout if 0 <= proc.returncode < 128 else None
+
+
+def run_merge_driver(
+    *,
+    ancestor: Path,
+    current: Path,
+    other: Path,
+    path: str,
+    load_config: Callable[[], Config],
+    given: str | None = None,
+    marker_size: int = 7,
+    environ: Mapping[str, str],
+    open_repo: Callable[[], GitRepo],
+    log: Callable[[str], None],
+) -> int:
+    """git's ``merge-driver %O %A %B %P``: write the resolution to ``current`` and return 0, or
+    leave git's usual conflict (markers in ``current``) and return 1. Never raises."""
+    prefix = f"changelog-tools merge-driver: {path}"
+    try:
+        config = load_config()
+        repo = open_repo()
+        sides = detect_sides(
+            repo, config=config, given=given, reflog_action=environ.get("GIT_REFLOG_ACTION")
+        )
+        base = ancestor.read_bytes()
+        ours, theirs = current.read_bytes(), other.read_bytes()
+        pr, main = (ours, theirs) if sides.pr_side == "ours" else (theirs, ours)
+        # An empty %O is how git says "add/add": no merge-base version.
+        resolution = resolve(base or None, pr, main, config=config, path=path, verify_mode="local")
+        atomic_write(current, resolution.data)
+    except ChangelogToolsError as exc:
+        reason = exc.message
+    except Exception as exc:  # a merge driver must never crash git's merge with a traceback
+        reason = f"internal error: {type(exc).__name__}: {exc}"
+    else:
+        kept = len(resolution.appended) + len(resolution.corrections)
+        log(
+            f"{prefix}: resolved ({sides.describe()}; kept main's {resolution.main_entries} "
+            f"entries and {kept} of the PR's)"
+        )
+        return 0
+    log(f"{prefix}: not resolved, leaving git's usual conflict: {reason}")
+    try:
+        marked = _conflict_markers(ancestor, current, other, marker_size)
+        if marked is not None:
+            atomic_write(current, marked)
+    except Exception as exc:  # the conflict itself is still recorded by git
+        log(f"{prefix}: could not write conflict markers: {type(exc).__name__}: {exc}")
+    return 1
+
+
+# -- installing the driver ---------------------------------------------------------------------
+
+
+def driver_command(executable: str | None = None) -> str:
+    """The shell command git runs: this Python, by absolute path, so PATH does not matter."""
+    python = executable or sys.executable
+    return f"{shlex.quote(python)} -m changelog_tools merge-driver --marker-size %L %O %A %B %P"
+
+
+def attributes_line(changelog: str, name: str) -> str:
+    pattern = "/" + changelog.lstrip("/")
+    if any(c.isspace() for c in pattern) or '"' in pattern:
+        pattern = '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return f"{pattern} merge={name}"
+
+
+@dataclass(frozen=True)
+class Installed:
+    """What :func:`install` changed (False: it was already so)."""
+
+    attributes_file: Path
+    attributes_line: str
+    attributes_changed: bool
+    config_scope: str
+    config: dict[str, str]
+    config_changed: bool
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "attributes-file": str(self.attributes_file),
+            "attributes-line": self.attributes_line,
+            "attributes-changed": self.attributes_changed,
+            "config-scope": self.config_scope,
+            "config": self.config,
+            "config-changed": self.config_changed,
+        }
+
+
+def install(
+    repo: GitRepo, *, config: Config, global_: bool = False, executable: str | None = None
+) -> Installed:
+    """Write the ``.gitattributes`` line and the ``merge.<name>.*`` git config (idempotent)."""
+    name = config.merge_driver_name
+    # `.gitattributes` at the top names paths from there, wherever the configuration lives.
+    line = attributes_line(repo_relative(repo, config.changelog, start=config.root), name)
+    attributes = repo.path / ".gitattributes"
+    try:
+        existing = attributes.read_bytes()
+    except FileNotFoundError:
+        existing = b""
+    except OSError as exc:
+        raise GitError(f"cannot read {attributes}: {exc.strerror}") from None
+    present = line.encode() in (ln.strip() for ln in existing.splitlines())
+    if not present:
+        glue = b"" if not existing or existing.endswith(b"\n") else b"\n"
+        atomic_write(attributes, existing + glue + line.encode() + b"\n")
+    scope = "--global" if global_ else "--local"
+    wanted = {
+        f"merge.{name}.name": f"{config.changelog} resolver (changelog-tools)",
+        f"merge.{name}.driver": driver_command(executable),
+        # For the virtual merge-base of a criss-cross merge, take one side's file as is instead
+        # of running the resolver on bases that are not a PR and main.
+        f"merge.{name}.recursive": "binary",
+    }
+    changed = False
+    for key, value in wanted.items():
+        try:
+            current: str | None = repo.git("config", scope, "--get", key)
+        except GitError:  # `git config --get` exits 1 when the key is not set
+            current = None
+        if current != value:
+            repo.git("config", scope, key, value)
+            changed = True
+    return Installed(attributes, line, not present, scope.lstrip("-"), wanted, changed)

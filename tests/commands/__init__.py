@@ -1,0 +1,1 @@
+"""Tests for the command layer (click modules under changelog_tools/commands)."""

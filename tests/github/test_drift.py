@@ -1,0 +1,256 @@
+"""The drift guard over real git histories: what the PR changed after its sweep, main aside."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from changelog_tools import config as config_mod
+from changelog_tools.commands.reuse_gate import gate
+from changelog_tools.errors import ExitCode, GitError
+from changelog_tools.github.drift import check_drift, merge_base_before, path_spec
+from changelog_tools.github.reuse import Event
+from changelog_tools.gitrepo import open_repo
+from changelog_tools.testing.fakegithub import FakeCommit, FakeGitHub
+from tests.conftest import commit_files, git
+from tests.fakegithub_fixtures import WORKFLOW, env_for, init_origin
+
+PATTERNS = config_mod.defaults().drift_paths
+LOG = "perf-changelog.yaml"
+
+
+def entry(key: str, description: str, link: str = "XXX") -> str:
+    return (
+        f'- config-keys:\n    - {key}\n  description:\n    - "{description}"\n  pr-link: {link}\n'
+    )
+
+
+FIRST = entry("llama-fp8-gpu-a-vllm", "First sweep", "https://github.com/octo/widgets/pull/1")
+BASE = {
+    LOG: FIRST,
+    "configs/gpu-a-master.yaml": "a: 1\n",
+    "configs/gpu-b-master.yaml": "b: 1\n",
+    "benchmarks/run.sh": "echo v1\n",
+    "README.md": "readme\n",
+}
+PR_ENTRY = entry("llama-fp8-gpu-a-vllm", "Tune gpu-a")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A clone whose main holds BASE, with branch `feature` checked out from it."""
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    commit_files(path, BASE, "base")
+    git(path, "checkout", "-q", "-b", "feature")
+    return path
+
+
+def pr_sweep_commit(repo: Path) -> str:
+    """The PR's first commit, the one the sweep ran on: a config change plus its entry."""
+    return commit_files(
+        repo, {"configs/gpu-a-master.yaml": "a: 2\n", LOG: f"{FIRST}\n{PR_ENTRY}"}, "tune gpu-a"
+    )
+
+
+def on_main(repo: Path, files: dict[str, str | bytes], message: str) -> str:
+    git(repo, "checkout", "-q", "main")
+    sha = commit_files(repo, files, message)
+    git(repo, "checkout", "-q", "feature")
+    return sha
+
+
+def squash(repo: Path, message: str = "Tune gpu-a (#7)") -> str:
+    """Squash-merge `feature` into main the way GitHub does; return the merge commit."""
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--squash", "feature")
+    git(repo, "commit", "-q", "-m", message)
+    sha = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "feature")
+    return sha
+
+
+def drift(repo: Path, source: str, merged: str, **kw: object) -> tuple[str, ...]:
+    report = check_drift(
+        open_repo(repo), source=source, merged=merged, patterns=PATTERNS, changelog=LOG, **kw
+    )  # type: ignore[arg-type]
+    return report.items()
+
+
+def test_no_drift_when_the_sweep_ran_on_the_final_head(repo: Path) -> None:
+    source = pr_sweep_commit(repo)
+    assert drift(repo, source, squash(repo)) == ()
+
+
+def test_a_benchmark_script_changed_after_the_sweep_is_drift(repo: Path) -> None:
+    source = pr_sweep_commit(repo)
+    commit_files(repo, {"benchmarks/run.sh": "echo v2\n"}, "faster script")
+    assert drift(repo, source, squash(repo)) == ("benchmarks/run.sh",)
+
+
+def test_a_main_merge_that_changed_other_configs_is_allowed(repo: Path) -> None:
+    source = pr_sweep_commit(repo)
+    on_main(repo, {"configs/gpu-b-master.yaml": "b: 2\n", "benchmarks/run.sh": "echo m\n"}, "main")
+    git(repo, "merge", "-q", "--no-edit", "main")
+    assert drift(repo, source, squash(repo)) == ()
+
+
+def test_a_change_outside_the_drift_paths_after_the_sweep_is_allowed(repo: Path) -> None:
+    source = pr_sweep_commit(repo)
+    commit_files(repo, {"README.md": "better words\n", "docs/x.md": "new\n"}, "docs")
+    assert drift(repo, source, squash(repo)) == ()
+
+
+def test_a_changelog_entry_edited_after_the_sweep_is_drift(repo: Path) -> None:
+    source = pr_sweep_commit(repo)
+    commit_files(repo, {LOG: f"{FIRST}\n{entry('llama-fp8-gpu-a-vllm', 'Tune gpu-a more')}"}, "e")
+    assert drift(repo, source, squash(repo)) == (
+        f"{LOG}: appended entry 1 changed after the source run (beyond pr-link)",
+    )
+
+
+def test_an_entry_appended_after_the_sweep_is_drift(repo: Path) -> None:
+    source = pr_sweep_commit(repo)
+    extra = entry("mixtral-fp4-gpu-b-trt", "Also gpu-b")
+    commit_files(repo, {LOG: f"{FIRST}\n{PR_ENTRY}\n{extra}"}, "more")
+    assert drift(repo, source, squash(repo)) == (
+        f"{LOG}: the PR appended 1 entry at the source run but 2 in the merge",
+    )
+
+
+def test_a_pr_link_filled_in_after_the_sweep_is_allowed(repo: Path) -> None:
+    source = pr_sweep_commit(repo)
+    linked = entry("llama-fp8-gpu-a-vllm", "Tune gpu-a", "https://github.com/octo/widgets/pull/7")
+    commit_files(repo, {LOG: f"{FIRST}\n{linked}"}, "canonicalize link")
+    assert drift(repo, source, squash(repo)) == ()
+
+
+def test_entries_main_appended_meanwhile_are_not_drift(repo: Path) -> None:
+    source = pr_sweep_commit(repo)
+    other = entry("dsr1-fp4-gpu-c-sglang", "Someone else's sweep", "https://x.invalid/pull/5")
+    on_main(repo, {LOG: f"{FIRST}\n{other}"}, "other PR")
+    # the merge helper resolves the changelog: main's history first, the PR's entry after it
+    git(repo, "merge", "-q", "--no-edit", "-s", "ours", "main")
+    commit_files(repo, {LOG: f"{FIRST}\n{other}\n{PR_ENTRY}"}, "resolve changelog")
+    assert drift(repo, source, squash(repo)) == ()
+
+
+def test_a_drift_path_that_conflicted_with_main_and_was_resolved_later_is_drift(repo: Path) -> None:
+    source = commit_files(
+        repo, {"benchmarks/run.sh": "echo pr\n", LOG: f"{FIRST}\n{PR_ENTRY}"}, "s"
+    )
+    on_main(repo, {"benchmarks/run.sh": "echo main\n"}, "main edits the same line")
+    git(repo, "merge", "-q", "--no-edit", "-s", "ours", "main")
+    commit_files(repo, {"benchmarks/run.sh": "echo pr and main\n"}, "resolve by hand")
+    assert drift(repo, source, squash(repo)) == ("benchmarks/run.sh",)
+
+
+def test_the_push_before_is_main_before_the_merge_when_it_leads_there(repo: Path) -> None:
+    source = pr_sweep_commit(repo)
+    before = git(repo, "rev-parse", "main")
+    merged = squash(repo)
+    git(repo, "checkout", "-q", "main")
+    pushed = commit_files(repo, {"runners/gpu-a.sh": "new runner\n"}, "direct push, same push")
+    git(repo, "checkout", "-q", "feature")
+    handle = open_repo(repo)
+    assert merge_base_before(handle, pushed, before) == before
+    assert merge_base_before(handle, pushed, "0" * 40) == merged
+    assert merge_base_before(handle, pushed, None) == merged
+    # measured from `before`, the runner that arrived in the same push is a change too
+    assert drift(repo, source, pushed, before=before) == ("runners/gpu-a.sh",)
+
+
+def test_drift_paths_are_gitignore_style_globs() -> None:
+    spec = path_spec(PATTERNS)
+    matched = [
+        p
+        for p in (
+            "configs/amd-master.yaml",
+            "configs/sub/amd-master.yaml",
+            "configs/amd.yaml",
+            "benchmarks/a/b/c.py",
+            "runners/x.sh",
+            "utils/matrix_logic/gen.py",
+            "utils/other.py",
+            "x/benchmarks/y",
+        )
+        if spec.match_file(p)
+    ]
+    assert matched == [
+        "configs/amd-master.yaml",
+        "benchmarks/a/b/c.py",
+        "runners/x.sh",
+        "utils/matrix_logic/gen.py",
+    ]
+
+
+# -- commits the clone lacks -----------------------------------------------------------------------
+
+
+def _ci_clone(tmp_path: Path) -> tuple[Path, str, str]:
+    """Origin with a squash-merged PR 7 (branch deleted, refs/pull/7/head kept); a CI clone."""
+    origin, seed = init_origin(tmp_path, BASE)
+    git(seed, "checkout", "-q", "-b", "feature")
+    source = pr_sweep_commit(seed)
+    git(seed, "push", "-q", "origin", f"{source}:refs/pull/7/head")
+    merged = squash(seed)
+    git(seed, "push", "-q", "origin", "main")
+    ci = tmp_path / "ci"
+    # --no-local: a path clone would copy every object, reachable or not
+    git(tmp_path, "clone", "-q", "--no-local", str(origin), str(ci))
+    return ci, source, merged
+
+
+def test_a_source_commit_missing_from_the_clone_is_fetched_from_the_pr_ref(tmp_path: Path) -> None:
+    ci, source, merged = _ci_clone(tmp_path)
+    assert not open_repo(ci).git_ok("cat-file", "-e", source)
+    assert drift(ci, source, merged, pr_number=7) == ()
+    assert git(ci, "rev-parse", "refs/changelog-tools/pull/7/head") == source
+
+
+def test_a_source_commit_that_cannot_be_found_is_a_git_error(tmp_path: Path) -> None:
+    ci, source, merged = _ci_clone(tmp_path)
+    with pytest.raises(GitError, match=f"source run commit {source} is not in the clone") as info:
+        drift(ci, source, merged)  # no PR number: nothing to fetch
+    assert info.value.exit_code == ExitCode.EXTERNAL and "fetch-depth: 0" in (info.value.hint or "")
+
+
+def test_a_pushed_commit_missing_from_the_clone_is_a_git_error(repo: Path) -> None:
+    source = pr_sweep_commit(repo)
+    with pytest.raises(GitError, match=r"pushed commit 0{40} is not in the clone"):
+        drift(repo, source, "0" * 40)
+
+
+# -- wired into the gate ---------------------------------------------------------------------------
+
+
+def test_the_gate_refuses_reuse_when_the_script_changed_after_the_sweep(
+    repo: Path, fake: FakeGitHub
+) -> None:
+    source = pr_sweep_commit(repo)
+    later = commit_files(repo, {"benchmarks/run.sh": "echo v2\n"}, "faster script")
+    merged = squash(repo)
+    fake.add_pull(
+        7, "feature", head_sha=later, state="closed", merged=True, merged_at="2024-02-01T00:00:00Z",
+        merge_commit_sha=merged, labels=["full-sweep-enabled"],
+        commits=[FakeCommit(source), FakeCommit(later)],
+    )  # fmt: skip
+    fake.add_comment(7, "/reuse-sweep-run", "bob", "OWNER")
+    run = fake.add_run(WORKFLOW, source, head_branch="feature", artifacts=["results_bmk"])
+    config = dataclasses.replace(config_mod.defaults(repo), github_retry_backoff=0.0)
+    decision = gate(
+        config,
+        Event("push", sha=merged, ref="refs/heads/main"),
+        env=env_for(fake),
+        repository=None,
+        workflow=None,
+        checkout=repo,
+    )
+    assert not decision.reuse_enabled and decision.drift == ("benchmarks/run.sh",)
+    assert decision.reason == (
+        f"PR #7 changed benchmark inputs after run {run.id} ({source[:7]}): benchmarks/run.sh; "
+        "no reuse, a full sweep runs"
+    )

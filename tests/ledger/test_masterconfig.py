@@ -1,0 +1,174 @@
+"""Master configs: the key scan, wildcard resolution, change detection and append-only rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from changelog_tools import diagnostics as dx
+from changelog_tools import yamlload
+from changelog_tools.ledger import masterconfig as mc
+from tests.checkdata import MASTER_A, MASTER_B, MASTERS_A, MASTERS_B
+from tests.conftest import inferencex_file
+
+
+def _assert_scan_matches_whole_parse(path: str, raw: bytes) -> None:
+    scanned = mc.load_master(path, raw)
+    whole = mc.load_master(path, raw, full=True)
+    assert scanned.scanned and not whole.scanned
+    assert scanned.ok and whole.ok
+    assert [(k.name, k.line) for k in scanned.keys.values()] == [
+        (k.name, k.line) for k in whole.keys.values()
+    ]
+    reference = yamlload.load(raw.decode()).value
+    for name in scanned.keys:
+        assert scanned.value(name) == reference[name] == whole.value(name)
+    assert scanned.diagnostics == []
+
+
+def test_the_key_scan_agrees_with_a_whole_parse_on_a_written_master() -> None:
+    _assert_scan_matches_whole_parse(MASTER_A, MASTERS_A)
+    _assert_scan_matches_whole_parse(MASTER_B, b"# header comment\n\n" + MASTERS_B)
+
+
+@pytest.mark.parametrize("name", ["amd-master.yaml", "nvidia-master.yaml"])
+def test_the_key_scan_agrees_with_a_whole_parse_on_the_real_masters(name: str) -> None:
+    path = inferencex_file(f"configs/{name}")
+    _assert_scan_matches_whole_parse(name, path.read_bytes())
+
+
+def test_block_values_carry_their_real_line_numbers() -> None:
+    master = mc.load_master(MASTER_A, MASTERS_A)
+    assert master.line_of("alpha-fp8-gpu-a-sglang", "scenarios", "fixed-seq-len") == 21
+    assert master.line_of("alpha-fp8-gpu-a-vllm", "scenarios", "agentic-coding", 0) == 13
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'"quoted-key":\n  image: x\nplain:\n  image: y\n',
+        b"---\nplain:\n  image: y\nother: {image: z}\n",
+    ],
+)
+def test_files_the_scan_does_not_understand_are_parsed_whole(raw: bytes) -> None:
+    master = mc.load_master("m.yaml", raw)
+    assert not master.scanned
+    assert master.ok
+    assert "plain" in master.keys
+    assert master.value("plain") == {"image": "y"}
+
+
+def test_a_root_that_is_not_a_mapping_is_invalid() -> None:
+    master = mc.load_master("m.yaml", b"- a\n- b\n")
+    assert [(d.code, d.line) for d in master.diagnostics] == [(dx.MASTER_INVALID, 1)]
+
+
+def test_a_broken_block_is_reported_when_its_value_is_needed() -> None:
+    raw = MASTERS_A.replace(b"  model: example/alpha\n", b"  model: [oops\n", 1)
+    master = mc.load_master(MASTER_A, raw)
+    assert master.ok  # the scan alone finds keys, not YAML errors
+    assert mc.is_missing(master.value("alpha-fp8-gpu-a-vllm"))
+    assert [d.code for d in master.diagnostics] == [dx.MASTER_INVALID]
+    assert master.value("alpha-fp8-gpu-a-sglang")["runner"] == "gpu-a"
+
+
+def test_duplicates_across_files_point_at_the_second_definition() -> None:
+    masters = mc.load_masters({MASTER_A: MASTERS_A, MASTER_B: MASTERS_A})
+    assert [(d.code, d.path, d.line) for d in masters.diagnostics] == [
+        (dx.MASTER_DUPLICATE_KEY, MASTER_B, 1),
+        (dx.MASTER_DUPLICATE_KEY, MASTER_B, 16),
+    ]
+    assert masters.index["alpha-fp8-gpu-a-vllm"].path == MASTER_A
+
+
+# -- resolution ------------------------------------------------------------------------------
+
+NAMES = ["config-b", "config-a", "conf?g-c", "other-config-a"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("config-a", ["config-a"]),
+        ("config-*", ["config-b", "config-a"]),
+        ("*config-a", ["config-a", "other-config-a"]),
+        ("config", []),  # anchored: no prefix match
+        ("config-?", []),  # `?` is literal
+        ("conf?g-*", ["conf?g-c"]),
+        ("[c]onfig-a", []),  # brackets are literal
+        ("*", NAMES),
+    ],
+)
+def test_only_star_is_a_wildcard_and_patterns_are_anchored(
+    pattern: str, expected: list[str]
+) -> None:
+    assert mc.resolve_key(pattern, NAMES) == expected
+
+
+def test_several_patterns_resolve_without_duplicates_in_first_seen_order() -> None:
+    assert mc.resolve_keys(["config-*", "config-a", "other-*"], NAMES) == [
+        "config-b",
+        "config-a",
+        "other-config-a",
+    ]
+
+
+def test_suggestions_offer_the_closest_keys_for_typos_and_wildcards() -> None:
+    names = ["dsr1-fp4-b200-sglang", "dsr1-fp4-b200-trt", "gptoss-fp4-h100-vllm"]
+    assert mc.suggestions("dsr1-fp4-b200-sglng", names)[0] == "dsr1-fp4-b200-sglang"
+    assert "dsr1-fp4-b200-trt" in mc.suggestions("dsr1-fp4-b300-*", names)
+    assert mc.suggestions("zzz", names) == []
+
+
+# -- changes ---------------------------------------------------------------------------------
+
+
+def test_changed_keys_are_added_modified_or_removed_by_value() -> None:
+    base = mc.load_masters({MASTER_A: MASTERS_A, MASTER_B: MASTERS_B})
+    head_a = MASTERS_A.replace(b"sglang:1.0", b"sglang:1.1").replace(
+        b"  runner: gpu-a\n", b"  runner: gpu-a   # comment only\n", 1
+    )
+    head_b = MASTERS_B[: MASTERS_B.index(b"\nbeta-fp4-gpu-b-vllm")] + b"\nnew-key:\n  image: n\n"
+    head = mc.load_masters({MASTER_A: head_a, MASTER_B: head_b})
+    assert [(c.name, c.kind, c.line) for c in mc.changed_keys(base, head)] == [
+        ("alpha-fp8-gpu-a-sglang", "modified", 16),
+        ("new-key", "added", 12),
+        ("beta-fp4-gpu-b-vllm", "removed", 12),
+    ]
+
+
+def test_changed_keys_also_work_when_a_file_is_parsed_whole() -> None:
+    base = mc.load_masters({"m.yaml": b'"k":\n  a: 1\n"j":\n  a: 1\n'})
+    head = mc.load_masters({"m.yaml": b'"k":\n  a: 2\n"j":\n  a: 1\n'})
+    assert [(c.name, c.kind) for c in mc.changed_keys(base, head)] == [("k", "modified")]
+
+
+# -- search-space rows -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("row", "points"),
+    [
+        ({"conc-start": 4, "conc-end": 64}, {4, 8, 16, 32, 64}),
+        ({"conc-start": 4, "conc-end": 48}, {4, 8, 16, 32, 48}),
+        ({"conc-start": 8, "conc-end": 8}, {8}),
+        ({"conc-list": [1, 2, 6]}, {1, 2, 6}),
+        ({"conc": 3}, {3}),
+        ({"conc-list": [1, True]}, None),
+        ({"tp": 8}, None),
+        ({"conc-start": 0, "conc-end": 8}, None),
+    ],
+)
+def test_concurrency_points_follow_the_generator(
+    row: dict[str, object], points: set[int] | None
+) -> None:
+    found = mc.concurrency_points(row)
+    assert (None if found is None else set(found)) == points
+
+
+def test_a_row_keeps_its_identity_when_only_its_concurrencies_change() -> None:
+    old = [{"isl": 1024, "search-space": [{"tp": 4, "conc-start": 4, "conc-end": 8}]}]
+    new = [{"isl": 1024, "search-space": [{"tp": 4, "conc-list": [2, 4, 8]}]}]
+    other = [{"isl": 2048, "search-space": [{"tp": 4, "conc-start": 4, "conc-end": 8}]}]
+    (row,) = mc.search_space_rows(old)
+    assert mc.search_space_rows(new)[0].identity == row.identity
+    assert mc.search_space_rows(other)[0].identity != row.identity

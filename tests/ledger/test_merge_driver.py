@@ -1,0 +1,370 @@
+"""The resolver inside real git: the merge driver in merges and rebases, and the index path."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from changelog_tools import diagnostics as dx
+from changelog_tools.config import defaults
+from changelog_tools.ledger.mergedriver import driver_command, run_merge_driver
+from tests.conftest import commit_files, git, run_cli
+from tests.ledger.test_resolve import BASE, MAIN_1, MAIN_2, PR_1, PR_2, PULL, REPO, canon, entry, ledger
+
+CHANGELOG = "perf-changelog.yaml"
+CONFIG = f"repository: {REPO}\n"
+WRONG = "https://github.com/NVIDIA/InferenceMAX/pull/3"
+# The last base entry carries a wrong link; a correction of it touches the file's last line, so
+# without the driver git's text merge conflicts with main's append right after it.
+CBASE = BASE.replace(f"{PULL}3".encode(), WRONG.encode())
+
+
+def run_git(
+    cwd: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=False,
+        env={**os.environ, **(env or {})},
+    )  # fmt: skip
+
+
+def unmerged(repo: Path) -> list[str]:
+    return git(repo, "diff", "--name-only", "--diff-filter=U").split()
+
+
+def read(repo: Path) -> bytes:
+    return (repo / CHANGELOG).read_bytes()
+
+
+@pytest.fixture
+def world(make_repo: Callable[..., Path]) -> Callable[..., Path]:
+    """``world(base, pr_commits, main_commits, driver=True)``: a repo on branch `pr`."""
+
+    def build(
+        base: bytes,
+        pr_commits: list[dict[str, bytes | str]],
+        main_commits: list[dict[str, bytes | str]],
+        *,
+        driver: bool = True,
+    ) -> Path:
+        repo: Path = make_repo("repo", {CHANGELOG: base, ".changelog-tools.yaml": CONFIG})
+        if driver:
+            proc = run_cli("install-merge-driver", cwd=repo)
+            assert proc.returncode == 0, proc.stderr
+            commit_files(repo, {}, "install the changelog merge driver")
+        git(repo, "checkout", "-q", "-b", "pr")
+        for i, files in enumerate(pr_commits):
+            commit_files(repo, files, f"pr {i}")
+        git(repo, "checkout", "-q", "main")
+        for i, files in enumerate(main_commits):
+            commit_files(repo, files, f"main {i}")
+        git(repo, "checkout", "-q", "pr")
+        return repo
+
+    return build
+
+
+TWO_PR_COMMITS = [{CHANGELOG: ledger(BASE, PR_1)}, {CHANGELOG: ledger(BASE, PR_1, PR_2)}]
+MAIN_COMMITS = [{CHANGELOG: ledger(BASE, MAIN_1)}, {CHANGELOG: ledger(BASE, MAIN_1, MAIN_2)}]
+EXPECTED = ledger(BASE, MAIN_1, MAIN_2, PR_1, PR_2)
+
+
+# -- installing ------------------------------------------------------------------------------
+
+
+def test_install_writes_the_attributes_line_and_config_and_is_idempotent(make_repo) -> None:
+    repo = make_repo("r", {".gitattributes": "*.png binary", CHANGELOG: BASE})
+    first = run_cli("install-merge-driver", cwd=repo)
+    assert first.returncode == 0, first.stderr
+    assert (repo / ".gitattributes").read_text() == (
+        "*.png binary\n/perf-changelog.yaml merge=perf-changelog\n"
+    )
+    python, *rest = shlex.split(git(repo, "config", "--local", "merge.perf-changelog.driver"))
+    # The interpreter by absolute path (it runs from whatever cwd and PATH git has).
+    assert Path(python).is_absolute() and os.access(python, os.X_OK)
+    assert rest == [
+        "-m",
+        "changelog_tools",
+        "merge-driver",
+        "--marker-size",
+        "%L",
+        "%O",
+        "%A",
+        "%B",
+        "%P",
+    ]
+    assert driver_command().startswith(f"{shlex.quote(sys.executable)} -m changelog_tools ")
+    assert git(repo, "config", "--local", "merge.perf-changelog.recursive") == "binary"
+    assert "GitHub's own merges" in first.stderr and "ignore custom merge drivers" in first.stderr
+    assert "(added)" in first.stdout and "git config (local): written" in first.stdout
+    second = run_cli("install-merge-driver", cwd=repo)
+    assert second.returncode == 0
+    assert "(already present)" in second.stdout and "already set" in second.stdout
+    assert (repo / ".gitattributes").read_text().count("merge=perf-changelog") == 1
+
+
+def test_install_global_writes_the_driver_into_the_global_config(make_repo) -> None:
+    repo = make_repo("r", {CHANGELOG: BASE})
+    proc = run_cli("install-merge-driver", "--global", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert git(repo, "config", "--global", "merge.perf-changelog.driver").endswith(
+        " -m changelog_tools merge-driver --marker-size %L %O %A %B %P"
+    )
+    assert run_git(repo, "config", "--local", "merge.perf-changelog.driver").returncode == 1
+
+
+# -- the driver in real merges and rebases --------------------------------------------------
+
+
+def test_git_merge_of_main_resolves_the_changelog_by_itself_whatever_path_git_has(world) -> None:
+    repo = world(BASE, TWO_PR_COMMITS, MAIN_COMMITS)
+    # The driver is this Python by absolute path: a PATH without the venv must not matter.
+    proc = run_git(repo, "merge", "--no-edit", "main", env={"PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert read(repo) == EXPECTED  # placeholders stay: the driver does not know the PR number
+    assert "perf-changelog.yaml: resolved (merge: the PR is ours, main is theirs" in proc.stderr
+    assert git(repo, "status", "--porcelain") == ""
+    assert "Traceback" not in proc.stderr
+
+
+def test_git_rebase_onto_main_resolves_every_replayed_commit(world) -> None:
+    repo = world(BASE, TWO_PR_COMMITS, MAIN_COMMITS)
+    proc = run_git(repo, "rebase", "main")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert read(repo) == EXPECTED
+    assert proc.stderr.count("resolved (rebase: the PR is theirs, main is ours") == 2
+    assert git(repo, "log", "--format=%s", "-4").splitlines() == [
+        "pr 1",
+        "pr 0",
+        "main 1",
+        "main 0",
+    ]
+
+
+def test_merging_a_pr_branch_into_main_keeps_main_first(world) -> None:
+    repo = world(BASE, TWO_PR_COMMITS, MAIN_COMMITS)
+    git(repo, "checkout", "-q", "main")
+    proc = run_git(repo, "merge", "--no-edit", "pr")
+    assert proc.returncode == 0, proc.stderr
+    assert read(repo) == EXPECTED
+    assert "the PR is theirs, main is ours (you are on main)" in proc.stderr
+
+
+def test_a_changelog_the_driver_cannot_resolve_keeps_gits_usual_conflict(world) -> None:
+    broken = {CHANGELOG: ledger(BASE, b"- config-keys: [unclosed\n")}
+    repo = world(BASE, [{CHANGELOG: ledger(BASE, PR_1)}], [broken])
+    proc = run_git(repo, "merge", "--no-edit", "main")
+    assert proc.returncode == 1
+    assert unmerged(repo) == [CHANGELOG]
+    text = read(repo).decode()
+    assert "<<<<<<< ours" in text and ">>>>>>> theirs" in text
+    lines = [ln for ln in proc.stderr.splitlines() if "changelog-tools merge-driver" in ln]
+    assert len(lines) == 1
+    assert "not resolved, leaving git's usual conflict: perf-changelog.yaml (main side)" in lines[0]
+    assert "Traceback" not in proc.stderr
+    # The index still holds the three original versions for a manual or tool resolution.
+    assert len(git(repo, "ls-files", "-u", CHANGELOG).splitlines()) == 3
+
+
+def test_a_non_changelog_conflict_is_left_to_git(world) -> None:
+    repo = world(
+        BASE,
+        [{CHANGELOG: ledger(BASE, PR_1), "README": "pr\n"}],
+        [{CHANGELOG: ledger(BASE, MAIN_1), "README": "main\n"}],
+    )
+    proc = run_git(repo, "merge", "--no-edit", "main")
+    assert proc.returncode == 1
+    assert unmerged(repo) == ["README"]
+    assert read(repo) == ledger(BASE, MAIN_1, PR_1)
+    assert (repo / "README").read_text() == "<<<<<<< HEAD\npr\n=======\nmain\n>>>>>>> main\n"
+
+
+def test_merging_two_branches_neither_on_main_is_not_guessed(world) -> None:
+    repo = world(BASE, [{CHANGELOG: ledger(BASE, PR_1)}], [])
+    git(repo, "checkout", "-q", "-b", "other", "main")
+    commit_files(repo, {CHANGELOG: ledger(BASE, MAIN_1)}, "other")
+    git(repo, "checkout", "-q", "pr")
+    proc = run_git(repo, "merge", "--no-edit", "other")
+    assert proc.returncode == 1
+    assert "which side is main cannot be told" in proc.stderr
+    refused = run_cli("resolve", cwd=repo)
+    assert refused.returncode == 1
+    assert "CL516" in refused.stdout and "--pr-side" in refused.stdout
+    given = run_cli("resolve", "--pr-side", "ours", "--add", cwd=repo)
+    assert given.returncode == 0, given.stdout + given.stderr
+    assert read(repo) == ledger(BASE, MAIN_1, PR_1)
+    assert unmerged(repo) == []
+
+
+# -- the index-stage path (no driver) ---------------------------------------------------------
+
+
+def test_after_a_conflicted_merge_resolve_reads_the_stages_and_canonicalizes(world) -> None:
+    repo = world(BASE, TWO_PR_COMMITS, MAIN_COMMITS, driver=False)
+    assert run_git(repo, "merge", "--no-edit", "main").returncode == 1
+    proc = run_cli("resolve", "--pr", "77", "--add", cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert read(repo) == canon(EXPECTED)
+    assert proc.stderr.splitlines()[0].startswith(
+        "perf-changelog.yaml: merge: the PR is ours, main is theirs (theirs, commit "
+    )
+    assert "perf-changelog.yaml: appended the PR's entry as entry 6 (line 31)" in proc.stdout
+    assert unmerged(repo) == []
+    git(repo, "commit", "-q", "--no-edit")
+    check = run_cli("check", "--main", "--base-ref", "main", "--no-config-keys", cwd=repo)
+    assert check.returncode == 0, check.stdout
+
+
+def test_after_a_conflicted_rebase_resolve_knows_theirs_is_the_pr(world) -> None:
+    repo = world(BASE, [{CHANGELOG: ledger(BASE, PR_1)}], MAIN_COMMITS, driver=False)
+    assert run_git(repo, "rebase", "main").returncode == 1
+    proc = run_cli("resolve", "--add", cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "rebase: the PR is theirs, main is ours" in proc.stderr
+    assert run_git(repo, "rebase", "--continue").returncode == 0
+    assert read(repo) == ledger(BASE, MAIN_1, MAIN_2, PR_1)
+
+
+def test_after_a_conflicted_cherry_pick_onto_main_the_picked_commit_is_the_pr(world) -> None:
+    repo = world(BASE, [{CHANGELOG: ledger(BASE, PR_1)}], MAIN_COMMITS)
+    git(repo, "checkout", "-q", "main")
+    proc = run_git(repo, "cherry-pick", "pr")
+    # Inside the driver a cherry-pick leaves no trace to tell the sides apart: it refuses.
+    assert proc.returncode == 1
+    assert "no merge, rebase or cherry-pick that this tool recognizes" in proc.stderr
+    resolved = run_cli("resolve", "--add", cwd=repo)
+    assert resolved.returncode == 0, resolved.stdout + resolved.stderr
+    assert "cherry-pick: the PR is theirs, main is ours (you are on main)" in resolved.stderr
+    assert read(repo) == ledger(BASE, MAIN_1, MAIN_2, PR_1)
+
+
+def test_resolve_refuses_when_a_side_deleted_the_file_and_writes_nothing(world) -> None:
+    repo = world(BASE, [{CHANGELOG: ledger(BASE, PR_1)}], [], driver=False)
+    git(repo, "checkout", "-q", "main")
+    git(repo, "rm", "-q", CHANGELOG)
+    git(repo, "commit", "-q", "-m", "drop the changelog")
+    git(repo, "checkout", "-q", "pr")
+    assert run_git(repo, "merge", "--no-edit", "main").returncode == 1
+    before = read(repo)
+    proc = run_cli("resolve", cwd=repo)
+    assert proc.returncode == 1
+    assert proc.stdout == (
+        "perf-changelog.yaml: CL512 index stage 3 (theirs, main) is missing: that side deleted "
+        "the file; resolve this by hand\nresolve: 1 problem (1 error, 0 warnings)\n"
+    )
+    assert read(repo) == before
+
+
+def test_resolve_without_a_conflict_says_there_is_nothing_to_resolve(world) -> None:
+    repo = world(BASE, [{CHANGELOG: ledger(BASE, PR_1)}], [])
+    proc = run_cli("resolve", cwd=repo)
+    assert proc.returncode == 1
+    assert "CL512 has no merge conflict" in proc.stdout
+
+
+# -- pr-link corrections ----------------------------------------------------------------------
+
+CFIX = BASE  # the PR's side: entry 3's link corrected to its canonical form
+CMAIN = ledger(CBASE, MAIN_1)
+CEXPECTED = ledger(BASE, MAIN_1)
+
+
+def test_a_correction_merges_through_the_driver(world) -> None:
+    repo = world(CBASE, [{CHANGELOG: CFIX}], [{CHANGELOG: CMAIN}])
+    proc = run_git(repo, "merge", "--no-edit", "main")
+    assert proc.returncode == 0, proc.stderr
+    assert read(repo) == CEXPECTED
+
+
+def test_a_correction_rebases_through_the_driver(world) -> None:
+    repo = world(CBASE, [{CHANGELOG: CFIX}], [{CHANGELOG: CMAIN}])
+    proc = run_git(repo, "rebase", "main")
+    assert proc.returncode == 0, proc.stderr
+    assert read(repo) == CEXPECTED
+
+
+def test_a_correction_conflict_resolves_from_the_index_without_the_driver(world) -> None:
+    repo = world(CBASE, [{CHANGELOG: CFIX}], [{CHANGELOG: CMAIN}], driver=False)
+    assert run_git(repo, "merge", "--no-edit", "main").returncode == 1
+    proc = run_cli("resolve", "--pr", "9", "--add", cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"entry 3: pr-link corrected '{WRONG}' -> '{PULL}3'" in proc.stdout
+    assert read(repo) == CEXPECTED
+
+
+def test_main_changing_the_corrected_link_stops_both_driver_and_resolve(world) -> None:
+    other = CBASE.replace(WRONG.encode(), f"{PULL}300".encode())
+    repo = world(CBASE, [{CHANGELOG: CFIX}], [{CHANGELOG: ledger(other, MAIN_1)}])
+    proc = run_git(repo, "merge", "--no-edit", "main")
+    assert proc.returncode == 1
+    assert "entry 3: main changed its pr-link to" in proc.stderr
+    marked = read(repo)
+    assert b"<<<<<<< ours" in marked
+    refused = run_cli("resolve", cwd=repo)
+    assert refused.returncode == 1
+    assert "CL513 entry 3: main changed its pr-link to" in refused.stdout
+    assert read(repo) == marked
+
+
+# -- the driver as a function: it never raises ------------------------------------------------
+
+
+def test_the_driver_turns_an_unexpected_error_into_exit_1_and_one_log_line(tmp_path: Path) -> None:
+    for name, data in (("o", BASE), ("a", ledger(BASE, PR_1)), ("b", ledger(BASE, MAIN_1))):
+        (tmp_path / name).write_bytes(data)
+    logged: list[str] = []
+
+    def broken_config():  # type: ignore[no-untyped-def]
+        raise RuntimeError("boom")
+
+    code = run_merge_driver(
+        ancestor=tmp_path / "o",
+        current=tmp_path / "a",
+        other=tmp_path / "b",
+        path=CHANGELOG,
+        load_config=broken_config,
+        environ={},
+        open_repo=lambda: pytest.fail("not reached"),
+        log=logged.append,
+    )
+    assert code == 1
+    assert logged == [
+        "changelog-tools merge-driver: perf-changelog.yaml: not resolved, leaving git's usual "
+        "conflict: internal error: RuntimeError: boom"
+    ]
+    assert b"<<<<<<< ours" in (tmp_path / "a").read_bytes()
+
+
+def test_the_driver_with_an_explicit_side_resolves_without_asking_git(tmp_path: Path) -> None:
+    for name, data in (("o", BASE), ("a", ledger(BASE, MAIN_1)), ("b", ledger(BASE, PR_1))):
+        (tmp_path / name).write_bytes(data)
+    logged: list[str] = []
+    cfg = defaults(tmp_path)
+    code = run_merge_driver(
+        ancestor=tmp_path / "o",
+        current=tmp_path / "a",
+        other=tmp_path / "b",
+        path=CHANGELOG,
+        load_config=lambda: cfg,
+        given="theirs",
+        environ={},
+        open_repo=lambda: None,  # type: ignore[arg-type,return-value]
+        log=logged.append,
+    )
+    assert code == 0, logged
+    assert (tmp_path / "a").read_bytes() == ledger(BASE, MAIN_1, PR_1)
+    assert logged[0].startswith(
+        "changelog-tools merge-driver: perf-changelog.yaml: resolved (given:"
+    )
+
+
+def test_the_codes_the_driver_and_resolve_use_are_registered() -> None:
+    for code in ("CL510", "CL511", "CL512", "CL513", "CL514", "CL515", "CL516"):
+        assert code in dx.CODES
+    assert entry("x-x", "y", "z").startswith(b"- config-keys:")

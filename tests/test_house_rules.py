@@ -1,0 +1,304 @@
+"""The rules of the house, read from the imports (ast), so review does not have to.
+
+Each rule is a function over the package's parsed modules that returns its violations; the
+tests assert there are none, and `test_rules_catch_a_violation` proves every rule fires on a
+module written to break it (a rule that can never fail would be a stub).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import changelog_tools
+
+PACKAGE = Path(changelog_tools.__file__).resolve().parent
+
+# The floors, lowest first: a module may import its own floor and any floor below, never one
+# above. `testing` sits beside `flows` because only the demo (a flow) may use it.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    (
+        "changelog_tools",
+        "changelog_tools.errors",
+        "changelog_tools.diagnostics",
+        "changelog_tools.fsutil",
+        "changelog_tools.yamlload",
+        "changelog_tools.quickschema",
+        "changelog_tools.config",
+        "changelog_tools.gitrepo",
+    ),
+    ("changelog_tools.ledger",),
+    ("changelog_tools.lint",),
+    ("changelog_tools.github",),
+    ("changelog_tools.signoff",),
+    ("changelog_tools.flows", "changelog_tools.testing"),
+    ("changelog_tools.commands",),
+    ("changelog_tools.cli", "changelog_tools.__main__"),
+)
+# The only modules that may import each third-party adapter target.
+GITHUB_ADAPTERS = frozenset({"changelog_tools.github.adapter", "changelog_tools.github.client"})
+GIT_ADAPTERS = frozenset({"changelog_tools.gitrepo"})
+CLICK_USERS_PREFIX = "changelog_tools.commands"
+TESTING_USERS = frozenset({"changelog_tools.flows.demo"})
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str
+    path: str  # relative to the package's parent, for messages
+    tree: ast.Module
+
+
+@dataclass(frozen=True)
+class Import:
+    target: str  # absolute dotted name
+    line: int
+
+
+def module_name(path: Path, root: Path) -> str:
+    rel = path.relative_to(root.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def load_package(root: Path = PACKAGE) -> list[Module]:
+    modules = []
+    for path in sorted(root.rglob("*.py")):
+        if "examples" in path.relative_to(root).parts:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        modules.append(
+            Module(module_name(path, root), path.relative_to(root.parent).as_posix(), tree)
+        )
+    return modules
+
+
+def imports(module: Module) -> Iterator[Import]:
+    """Every import in the module, at any depth (a lazy import is still an arrow)."""
+    package = module.name if module.path.endswith("__init__.py") else module.name.rpartition(".")[0]
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield Import(alias.name, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                prefix = ".".join(base)
+                target = f"{prefix}.{node.module}" if node.module else prefix
+            else:
+                target = node.module or ""
+            yield Import(target, node.lineno)
+            # `from changelog_tools.ledger import check` imports the submodule too.
+            for alias in node.names:
+                yield Import(f"{target}.{alias.name}", node.lineno)
+
+
+def _under(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def _third_party(target: str, top: str) -> bool:
+    return target == top or target.startswith(top + ".")
+
+
+def _layer(name: str) -> int | None:
+    best: tuple[int, int] | None = None  # (prefix length, layer)
+    for index, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            matched = name == prefix if prefix == "changelog_tools" else _under(name, prefix)
+            if matched and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), index)
+    return None if best is None else best[1]
+
+
+def _where(module: Module, line: int) -> str:
+    return f"{module.path}:{line}"
+
+
+def rule_click(modules: list[Module]) -> list[str]:
+    return [
+        f"{_where(m, imp.line)}: imports click outside commands/ and cli.py"
+        for m in modules
+        if not _under(m.name, CLICK_USERS_PREFIX) and m.name != "changelog_tools.cli"
+        for imp in imports(m)
+        if _third_party(imp.target, "click")
+    ]
+
+
+def _exit_calls(tree: ast.AST) -> Iterator[int]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr == "exit"
+                and isinstance(func.value, ast.Name)
+                and func.value.id == "sys"
+            ):
+                yield node.lineno
+        elif isinstance(node, ast.Raise) and node.exc is not None:
+            exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if isinstance(exc, ast.Name) and exc.id == "SystemExit":
+                yield node.lineno
+
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.Compare)
+        and isinstance(node.test.left, ast.Name)
+        and node.test.left.id == "__name__"
+    )
+
+
+def rule_exit(modules: list[Module]) -> list[str]:
+    """Only cli.py ends the process; a module's own `if __name__ == "__main__":` block (a dev
+    entry point such as the fake GitHub's) may hand its status to the interpreter."""
+    found = []
+    for m in modules:
+        if m.name in ("changelog_tools.cli", "changelog_tools.__main__"):
+            continue
+        for stmt in m.tree.body:
+            if _is_main_guard(stmt):
+                continue
+            found += [
+                f"{_where(m, line)}: ends the process outside cli.py" for line in _exit_calls(stmt)
+            ]
+    return found
+
+
+def rule_pygithub(modules: list[Module]) -> list[str]:
+    return [
+        f"{_where(m, imp.line)}: imports PyGithub outside the GitHub adapter"
+        for m in modules
+        if m.name not in GITHUB_ADAPTERS
+        for imp in imports(m)
+        if _third_party(imp.target, "github")
+    ]
+
+
+def rule_gitpython(modules: list[Module]) -> list[str]:
+    return [
+        f"{_where(m, imp.line)}: imports GitPython outside the git adapter"
+        for m in modules
+        if m.name not in GIT_ADAPTERS
+        for imp in imports(m)
+        if _third_party(imp.target, "git")
+    ]
+
+
+def rule_testing(modules: list[Module]) -> list[str]:
+    return [
+        f"{_where(m, imp.line)}: imports changelog_tools.testing (only the demo may)"
+        for m in modules
+        if not _under(m.name, "changelog_tools.testing") and m.name not in TESTING_USERS
+        for imp in imports(m)
+        if _under(imp.target, "changelog_tools.testing")
+    ]
+
+
+def rule_layers(modules: list[Module]) -> list[str]:
+    found = []
+    for m in modules:
+        own = _layer(m.name)
+        assert own is not None, f"{m.name} is on no floor: add it to LAYERS"
+        for imp in imports(m):
+            if not _under(imp.target, "changelog_tools"):
+                continue
+            target = _layer(imp.target)
+            if target is not None and target > own:
+                found.append(f"{_where(m, imp.line)}: {m.name} imports {imp.target}, a floor up")
+    return found
+
+
+def rule_cycles(modules: list[Module]) -> list[str]:
+    names = {m.name for m in modules}
+    graph: dict[str, set[str]] = {}
+    for m in modules:
+        edges = set()
+        for imp in imports(m):
+            # the deepest module the import names (`a.b.c` may be a module or a name in `a.b`)
+            target = imp.target
+            while target and target not in names:
+                target = target.rpartition(".")[0]
+            # a package's __init__ is reached by every import of its submodules: not an edge
+            if target and target != m.name and not m.name.startswith(target + "."):
+                edges.add(target)
+        graph[m.name] = edges
+    found: list[str] = []
+    state: dict[str, int] = {}  # 1 = on the stack, 2 = done
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                found.append(" -> ".join([*stack[stack.index(nxt) :], nxt]))
+            elif nxt not in state:
+                visit(nxt, [*stack, nxt])
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    return found
+
+
+RULES: dict[str, Callable[[list[Module]], list[str]]] = {
+    "click": rule_click,
+    "exit": rule_exit,
+    "pygithub": rule_pygithub,
+    "gitpython": rule_gitpython,
+    "testing": rule_testing,
+    "layers": rule_layers,
+    "cycles": rule_cycles,
+}
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_package_keeps_the_rule(rule: str) -> None:
+    assert RULES[rule](load_package()) == []
+
+
+# One module per rule, written to break it; each must be reported by its rule.
+VIOLATIONS = {
+    "click": ("changelog_tools/ledger/bad.py", "import click\n"),
+    "exit": ("changelog_tools/ledger/bad.py", "import sys\n\ndef f():\n    sys.exit(1)\n"),
+    "pygithub": ("changelog_tools/github/reuse2.py", "from github import Github\n"),
+    "gitpython": ("changelog_tools/ledger/bad.py", "def f():\n    import git\n"),
+    "testing": (
+        "changelog_tools/flows/other.py",
+        "from changelog_tools.testing.fakegithub import FakeGitHub\n",
+    ),
+    "layers": ("changelog_tools/ledger/bad.py", "from changelog_tools.github import reuse\n"),
+    "cycles": ("changelog_tools/ledger/bad.py", "from changelog_tools.ledger import bad2\n"),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(VIOLATIONS))
+def test_rules_catch_a_violation(rule: str, tmp_path: Path) -> None:
+    root = tmp_path / "changelog_tools"
+    for sub in ("ledger", "github", "flows", "testing"):
+        (root / sub).mkdir(parents=True)
+        (root / sub / "__init__.py").write_text("")
+    (root / "__init__.py").write_text("")
+    (root / "ledger" / "bad2.py").write_text("from changelog_tools.ledger import bad\n")
+    rel, source = VIOLATIONS[rule]
+    (tmp_path / rel).write_text(source)
+    modules = load_package(root)
+    # the clean modules alone pass every rule; the planted one is named by its own
+    found = RULES[rule](modules)
+    assert found, f"rule {rule} missed its violation"
+    if rule != "cycles":
+        assert all(Path(rel).name in line or "bad" in line for line in found)
+
+
+def test_a_lazy_import_is_still_an_import() -> None:
+    tree = ast.parse("def f():\n    import git\n")
+    found = list(imports(Module("changelog_tools.ledger.x", "x.py", tree)))
+    assert [i.target for i in found] == ["git"]

@@ -1,0 +1,1 @@
+"""Tests for the shipped test doubles (changelog_tools/testing)."""
