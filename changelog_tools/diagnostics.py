@@ -29,15 +29,21 @@ class Code:
 # Registry of every diagnostic code. Grouped by hundreds:
 #   CL0xx bytes and YAML of one file, CL05x entry schema, CL1xx base vs head (check),
 #   CL2xx pr-links, CL3xx config keys and master configs, CL4xx append-only scope,
-#   CL5xx canonicalize / resolve.
+#   CL5xx canonicalize / resolve, CL6xx authoring (`new`), CL7xx lint, CL8xx signoff.
+# Codes of the ledger live below; a capability with a range of its own registers its codes in
+# its own package with :func:`register` (the doc generator imports every module).
 CODES: dict[str, Code] = {}
 
 
-def _register(code: str, name: str, summary: str) -> str:
+def register(code: str, name: str, summary: str) -> str:
+    """Add a stable code to the registry and return it (a module-level constant's value)."""
     if code in CODES:  # pragma: no cover - guards against copy-paste when adding codes
         raise AssertionError(f"duplicate diagnostic code {code}")
     CODES[code] = Code(code, name, summary)
     return code
+
+
+_register = register
 
 
 # -- file-level byte rules --------------------------------------------------------------------
@@ -259,6 +265,7 @@ class Diagnostic:
     column: int | None = None
     severity: Severity = Severity.ERROR
     hint: str | None = None
+    rule: str | None = None  # the rule id of a rule family with ids of its own (lint: "images")
 
     @property
     def name(self) -> str:
@@ -275,6 +282,7 @@ class Diagnostic:
             "line": self.line,
             "column": self.column,
             "hint": self.hint,
+            **({"rule": self.rule} if self.rule is not None else {}),
         }
 
 
