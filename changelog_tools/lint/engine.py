@@ -64,6 +64,11 @@ RULE_MODULES: dict[str, str] = {
     "chat-template": "scripts",
     "spec-launchers": "launchers",
     "config-script": "launchers",
+    "engine-patches": "patches",
+    "arch-overrides": "patches",
+    "images": "entries",
+    "engine-first": "entries",
+    "models": "models",
 }
 
 # What a rule function returns: (applicable, findings, judged).

@@ -9,6 +9,7 @@ too).
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 
 
@@ -28,33 +29,76 @@ class LogicalLine:
         return line
 
 
-def strip_comments(text: str) -> list[str]:
-    """The physical lines of ``text`` with shell comments removed (quotes respected)."""
-    out: list[str] = []
-    quote = ""
-    for raw in text.split("\n"):
-        kept: list[str] = []
-        i = 0
-        while i < len(raw):
-            c = raw[i]
-            if quote:
-                if c == "\\" and quote == '"' and i + 1 < len(raw):
-                    kept.append(raw[i : i + 2])
-                    i += 2
-                    continue
-                if c == quote:
-                    quote = ""
-            elif c in "'\"":
-                quote = c
-            elif c == "\\" and i + 1 < len(raw):
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+
+
+def _strip_line(raw: str, quote: str) -> tuple[str, str]:
+    """``raw`` without its comment, and the quote still open at its end."""
+    kept: list[str] = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if quote:
+            if c == "\\" and quote == '"' and i + 1 < len(raw):
                 kept.append(raw[i : i + 2])
                 i += 2
                 continue
-            elif c == "#" and (i == 0 or raw[i - 1] in " \t;&|("):
-                break
-            kept.append(c)
+            if c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c == "\\" and i + 1 < len(raw):
+            kept.append(raw[i : i + 2])
+            i += 2
+            continue
+        elif c == "#" and (i == 0 or raw[i - 1] in " \t;&|("):
+            break
+        kept.append(c)
+        i += 1
+    return "".join(kept).rstrip(), quote
+
+
+def strip_comments(text: str) -> list[str]:
+    """The physical lines of ``text`` with comments removed (quotes respected).
+
+    A heredoc body is read line by line with no quote carried across lines (it is another
+    language: an apostrophe in a Python comment must not swallow the rest of the script).
+    """
+    out: list[str] = []
+    quote = ""
+    terminator: str | None = None
+    for raw in text.split("\n"):
+        if terminator is not None:
+            if raw.strip() == terminator:
+                terminator = None
+                out.append(raw.strip())
+                continue
+            out.append(_strip_line(raw, "")[0])
+            continue
+        line, quote = _strip_line(raw, quote)
+        out.append(line)
+        heredoc = _HEREDOC.search(line) if not quote else None
+        if heredoc is not None:
+            terminator = heredoc.group(2)
+    return out
+
+
+def heredocs(text: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, body) of every heredoc, numbered from the line that opens it."""
+    physical = text.split("\n")
+    out: list[tuple[int, int, str]] = []
+    stripped = strip_comments(text)
+    i = 0
+    while i < len(physical):
+        found = _HEREDOC.search(stripped[i])
+        if found is None:
             i += 1
-        out.append("".join(kept).rstrip())
+            continue
+        end = i + 1
+        while end < len(physical) and physical[end].strip() != found.group(2):
+            end += 1
+        out.append((i + 1, min(end + 1, len(physical)), "\n".join(stripped[i + 1 : end])))
+        i = end + 1
     return out
 
 
