@@ -439,10 +439,18 @@ OPTIONS: tuple[Option, ...] = (
         "`<model-prefix>-*.yaml` (read at the base).",
     ),
     Option(
-        "lint-agentic-scripts",
-        ["benchmarks/single_node/agentic/**"],
+        "lint-golden-al-scripts",
+        ["benchmarks/single_node/agentic/*_mtp.sh"],
         _STR_LIST,
-        "`golden-al`: patterns of agentic scripts (the only place synthetic acceptance belongs).",
+        "`golden-al`: agentic speculative-decoding scripts, which must pin the golden "
+        "acceptance length.",
+    ),
+    Option(
+        "lint-agentic-scripts",
+        ["benchmarks/single_node/agentic/**", "benchmarks/multi_node/**"],
+        _STR_LIST,
+        "`golden-al`: where synthetic acceptance may be set (agentic scripts, and multi-node "
+        "servers whose recipes pin it); a benchmark script elsewhere that sets it is an error.",
     ),
 )
 
@@ -505,6 +513,7 @@ class Config:
     lint_arch_override_pattern: str
     lint_models_file: str
     lint_golden_al_dir: str
+    lint_golden_al_scripts: tuple[str, ...]
     lint_agentic_scripts: tuple[str, ...]
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None
