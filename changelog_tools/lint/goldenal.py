@@ -206,9 +206,8 @@ def check(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[str]]:
         if not matches(p, cfg.lint_agentic_scripts) and not matches(p, cfg.lint_harness_paths)
     ]
     for path in knob_files:
-        text = ctx.text(path) or ""
         added = ctx.added(path)
-        for line in shell.logical_lines(text):
+        for line in ctx.lines(path):
             m = _KNOB.search(line.text)
             if m is None or not any(n in added for n in range(line.line, line.last + 1)):
                 continue
