@@ -643,6 +643,26 @@ def load_config(explicit: Path | None = None, *, start: Path | None = None) -> C
     return _build(values, path.parent, path)
 
 
+def values_from_text(text: str, *, name: str) -> dict[str, Any]:
+    """The validated option values of a configuration file's text (``name`` says which kind:
+    ``pyproject.toml`` or YAML), for reading a configuration at a git revision."""
+    if Path(name).name == "pyproject.toml":
+        try:
+            table = tomllib.loads(text).get("tool", {}).get(PYPROJECT_TABLE) or {}
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"cannot read {name}: {exc}") from None
+    else:
+        from changelog_tools import yamlload
+
+        try:
+            loaded = yamlload.load(text)
+        except yamlload.YamlProblem as exc:
+            raise ConfigError(f"{name}:{exc.line}:{exc.column}: {exc.message}") from None
+        table = {} if loaded.value is None else loaded.value
+    _validate(table, Path(name))
+    return dict(table)
+
+
 def _repo_root(start: Path) -> Path:
     for directory in [start, *start.parents]:
         if (directory / ".git").exists():

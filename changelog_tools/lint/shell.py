@@ -44,7 +44,7 @@ def _strip_line(raw: str, quote: str) -> tuple[str, str]:
     while i < n:
         if quote:
             # Jump to the closing quote (or, in double quotes, the next escape).
-            stops = "\\\"" if quote == '"' else "'"
+            stops = '\\"' if quote == '"' else "'"
             j = i
             while j < n and raw[j] not in stops:
                 j += 1
