@@ -98,3 +98,27 @@ def test_every_real_agentic_mtp_script_pins_a_value() -> None:
     for script in scripts:
         found_pins, drafts = pins(script.read_text())
         assert found_pins and drafts, script.name
+
+
+AGENTIC_ENTRY = """alpha-fp8-h200-sglang-agentic-mtp:
+  image: lmsysorg/sglang:v0.5.0
+  model: org/alpha
+  model-prefix: alpha
+  runner: cluster:h200-nb
+  precision: fp8
+  framework: sglang
+  multinode: false
+  scenarios:
+    agentic-coding:
+    - search-space:
+      - { tp: 8, spec-decoding: mtp, kv-offloading: none, conc-list: [4] }
+"""
+
+
+def test_a_changed_entry_brings_the_script_it_runs_into_judgement(tmp_path: Path) -> None:
+    # The script on main pins a stale value; a PR that only adds the entry running it is told.
+    from tests.lint.world import AMD_MASTER
+
+    root = make_world(tmp_path / "r", {AGENTIC: AGENTIC_MTP.replace("=2.50", "=2.61")})
+    change(root, {"configs/amd-master.yaml": AMD_MASTER + AGENTIC_ENTRY})
+    assert _golden(root) == [("CL790", AGENTIC, 3)]
