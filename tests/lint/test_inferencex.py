@@ -157,7 +157,7 @@ def test_a_typical_pr_changing_one_pin_is_caught_and_judges_only_that_script(
         f"{path}:{line}: CL790 SGLANG_SIMULATE_ACC_LEN pins AL 3.5, which is not a golden value "
         "for qwen3.5 at draft length 3"
     )
-    assert proc.stdout.splitlines()[-1].endswith("1 changed paths: 1 problem (1 error, 0 warnings)")
+    assert proc.stdout.splitlines()[-1].endswith("1 changed path: 1 problem (1 error, 0 warnings)")
 
 
 def test_removing_the_waiver_exposes_the_patches_it_covers(snapshot: Path) -> None:
