@@ -117,7 +117,7 @@ def pins(text: str) -> tuple[list[Pin], set[int]]:
 def golden_values(ctx: Context, prefix: str) -> tuple[list[str], dict[int, set[float]]]:
     """Golden files of model ``prefix`` (trusted tree) and their AL values per draft length."""
     directory = ctx.config.lint_golden_al_dir.rstrip("/")
-    tree = ctx.base if ctx.base is not None and not ctx.audit else ctx.head
+    tree = ctx.base if ctx.base is not None else ctx.head  # trusted: the base when given
     files = [
         p
         for p in tree.paths(directory)

@@ -180,8 +180,8 @@ def _own_waiver(ctx: Context, waiver_dir: str) -> str | None:
 
 
 def _existing_waivers(ctx: Context, waiver_dir: str) -> dict[str, str]:
-    """Waivers that already exist: at the base (at the head in an audit)."""
-    tree = ctx.head if ctx.audit or ctx.base is None else ctx.base
+    """Waivers that already exist: at the base (at the head in an audit without one)."""
+    tree = ctx.base if ctx.base is not None else ctx.head
     out: dict[str, str] = {}
     for path in tree.paths(waiver_dir):
         if path.endswith(".md"):
