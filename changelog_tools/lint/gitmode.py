@@ -20,8 +20,8 @@ class GitLint:
     subject: str  # what was linted, for the summary line
 
 
-def _commit(repo: object, ref: str) -> str:
-    sha: str | None = repo.try_rev_parse(ref)  # type: ignore[attr-defined]
+def _commit(repo: GitRepo, ref: str) -> str:
+    sha = repo.try_rev_parse(ref)
     if sha is None:
         raise GitError(
             f"unknown revision {ref!r}",
