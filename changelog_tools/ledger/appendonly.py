@@ -421,6 +421,31 @@ def _entry_label(block: Block) -> str:
 def _compare_full(
     history: bytes, head: bytes, *, path: str, base_label: str, strict: bool
 ) -> Change:
+    """The slow path: parse both versions, walk history entry by entry, then classify the rest."""
+    parsed = _parse_both(history, head, path=path, base_label=base_label)
+    if isinstance(parsed, Change):
+        return parsed
+    base_ledger, head_ledger = parsed
+    base_blocks = base_ledger.blocks if base_ledger else ()
+    walk = _walk_history(base_blocks, head_ledger, head, path=path)
+    diags = [*head_ledger.diagnostics, *walk.diagnostics]
+    if walk.structural:
+        return Change(ChangeKind.INVALID, history, head, diagnostics=tuple(diags))
+    return _classify_rest(
+        history,
+        head,
+        base_ledger,
+        head_ledger,
+        list(walk.corrections),
+        diags,
+        path=path,
+    )
+
+
+def _parse_both(
+    history: bytes, head: bytes, *, path: str, base_label: str
+) -> tuple[Ledger | None, Ledger] | Change:
+    """Both versions parsed, or the INVALID change when either cannot be compared entry-wise."""
     base_ledger = parse_ledger(history, path=base_label) if history else None
     if base_ledger is not None and (not base_ledger.ok or not base_ledger.structured):
         diags = [
@@ -434,21 +459,36 @@ def _compare_full(
         ]
         return Change(ChangeKind.INVALID, history, head, diagnostics=tuple(diags))
     head_ledger = parse_ledger(head, path=path)
-    diags = list(head_ledger.diagnostics)
     loaded_items = head_ledger.loaded.value if head_ledger.loaded is not None else None
     if not isinstance(loaded_items, list) or len(head_ledger.blocks) != len(loaded_items):
-        return Change(ChangeKind.INVALID, history, head, diagnostics=tuple(diags))
-    base_blocks = base_ledger.blocks if base_ledger else ()
+        return Change(ChangeKind.INVALID, history, head, diagnostics=head_ledger.diagnostics)
+    return base_ledger, head_ledger
+
+
+@dataclass(frozen=True)
+class _HistoryWalk:
+    """What happened to each existing entry: pr-link corrections, or the first structural edit."""
+
+    corrections: tuple[Correction, ...]
+    diagnostics: tuple[dx.Diagnostic, ...]
+    structural: bool
+
+
+def _walk_history(
+    base_blocks: tuple[Block, ...], head_ledger: Ledger, head: bytes, *, path: str
+) -> _HistoryWalk:
+    """Compare base entry i with head entry i: corrections are collected, every changed entry
+    is reported, and a deletion or an insertion ends the walk (the positions no longer match).
+    """
     head_blocks = head_ledger.blocks
     n_base, n_head = len(base_blocks), len(head_blocks)
     corrections: list[Correction] = []
-    structural = False
+    diags: list[dx.Diagnostic] = []
     for i, old in enumerate(base_blocks):
         if i >= n_head:
             # The file's last line (a file ending with a newline has no line after it).
             last = max(1, head.count(b"\n") + (not head.endswith(b"\n")))
             diags.append(_deleted(old, n_base - n_head, path, last))
-            structural = True
             break
         new = head_blocks[i]
         if old.data == new.data:
@@ -463,49 +503,66 @@ def _compare_full(
                 )
             )
             continue
-        structural = True
         later = [b.data for b in head_blocks[i + 1 : i + 1 + max(0, n_head - n_base)]]
         if n_head > n_base and old.data in later:
-            diags.append(
-                dx.error(
-                    dx.ENTRY_INSERTED,
-                    f"a new entry was inserted before existing entry {i + 1}{_entry_label(old)}; "
-                    "new entries go at the end of the file",
-                    path,
-                    new.line,
-                    1,
-                    hint="move the new entry to the end, after one empty line",
-                )
-            )
+            diags.append(_inserted(old, new, i, path))
             break
         # A later base entry here means this one was deleted, also when the change appended
         # as many entries as it deleted (the counts then match).
         if any(b.data == new.data for b in base_blocks[i + 1 :]):
             diags.append(_deleted(old, n_base - n_head, path, new.line))
             break
-        field_name = _first_changed_field(old.data, new.data)
-        loaded = head_ledger.loaded
-        line = new.line
-        if field_name and loaded is not None:
-            line = (loaded.key_marks.get((i, field_name)) or (new.line, 1))[0]
-            inner = _first_changed_path(old.data.get(field_name), new.data.get(field_name))
-            if inner:  # point at the changed item (description[1]), not just the field's key
-                line = (loaded.mark((i, field_name, *inner)) or (line, 1))[0]
-        diags.append(
-            dx.error(
-                dx.ENTRY_CHANGED,
-                f"existing entry {i + 1}{_entry_label(old)} changed"
-                + (f" (`{field_name}`)" if field_name else "")
-                + "; existing entries are immutable except for pr-link corrections",
-                path,
-                line,
-                1,
-                hint="restore the entry and append a new entry that describes the change",
-            )
-        )
-    if structural:
-        return Change(ChangeKind.INVALID, history, head, diagnostics=tuple(diags))
-    appended = head_blocks[n_base:]
+        diags.append(_changed(old, new, i, head_ledger, path))
+    return _HistoryWalk(tuple(corrections), tuple(diags), bool(diags))
+
+
+def _inserted(old: Block, new: Block, i: int, path: str) -> dx.Diagnostic:
+    return dx.error(
+        dx.ENTRY_INSERTED,
+        f"a new entry was inserted before existing entry {i + 1}{_entry_label(old)}; "
+        "new entries go at the end of the file",
+        path,
+        new.line,
+        1,
+        hint="move the new entry to the end, after one empty line",
+    )
+
+
+def _changed(old: Block, new: Block, i: int, head_ledger: Ledger, path: str) -> dx.Diagnostic:
+    """CL102 at the changed field's line, or at the changed item inside it."""
+    field_name = _first_changed_field(old.data, new.data)
+    loaded = head_ledger.loaded
+    line = new.line
+    if field_name and loaded is not None:
+        line = (loaded.key_marks.get((i, field_name)) or (new.line, 1))[0]
+        inner = _first_changed_path(old.data.get(field_name), new.data.get(field_name))
+        if inner:  # point at the changed item (description[1]), not just the field's key
+            line = (loaded.mark((i, field_name, *inner)) or (line, 1))[0]
+    return dx.error(
+        dx.ENTRY_CHANGED,
+        f"existing entry {i + 1}{_entry_label(old)} changed"
+        + (f" (`{field_name}`)" if field_name else "")
+        + "; existing entries are immutable except for pr-link corrections",
+        path,
+        line,
+        1,
+        hint="restore the entry and append a new entry that describes the change",
+    )
+
+
+def _classify_rest(
+    history: bytes,
+    head: bytes,
+    base_ledger: Ledger | None,
+    head_ledger: Ledger,
+    corrections: list[Correction],
+    diags: list[dx.Diagnostic],
+    *,
+    path: str,
+) -> Change:
+    """History's entries all survived: the change is a correction, an append, both, or nothing."""
+    n_base = len(base_ledger.blocks) if base_ledger else 0
+    appended = head_ledger.blocks[n_base:]
     if corrections and appended:
         diags.append(
             dx.error(
@@ -528,6 +585,7 @@ def _compare_full(
             history_entries=n_base,
         )
     if appended:
+        # Entries survive by meaning, yet the head does not start with the base bytes.
         line = first_difference_line(history, head)
         diags.append(
             dx.error(
