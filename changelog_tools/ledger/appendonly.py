@@ -22,6 +22,7 @@ from changelog_tools.ledger.document import (
     Ledger,
     Splice,
     apply_splices,
+    byte_rules,
     parse_ledger,
     pr_link_lines,
 )
@@ -75,29 +76,13 @@ def without_link(entry: Any) -> Any:
 def separator_after(history: bytes) -> bytes:
     """What goes between ``history`` and a new entry so that exactly one empty line separates them.
 
-    History that already ends with a blank or whitespace-only line (old irregular bytes on main)
-    needs nothing more; an empty history needs nothing at all.
+    History that already ends with an empty line needs nothing more; an empty history needs
+    nothing at all. A whitespace-only line at the end of history is history's own byte, not a
+    separator: the empty line still follows it (as the reference gate requires).
     """
-    if not history:
-        return b""
-    last_start = history.rfind(b"\n", 0, len(history) - 1) + 1
-    if not history[last_start:].strip():
+    if not history or history.endswith(b"\n\n"):
         return b""
     return b"\n"
-
-
-def _trailing_blank_lines(history: bytes) -> list[bytes]:
-    """The blank or whitespace-only lines at the end of ``history`` (oldest first)."""
-    lines: list[bytes] = []
-    end = len(history)
-    while end > 0:
-        start = history.rfind(b"\n", 0, end - 1) + 1
-        text = history[start : end - 1] if history.endswith(b"\n", 0, end) else history[start:end]
-        if text.strip():
-            break
-        lines.append(text)
-        end = start
-    return lines[::-1]
 
 
 def count_entries(history: bytes) -> int:
@@ -245,32 +230,30 @@ def _compare_append(history: bytes, head: bytes, *, path: str, strict: bool) -> 
                 )
             )
         return Change(ChangeKind.INVALID, history, head, diagnostics=tuple(diags), fast_path=True)
-    # History's own trailing blank lines count toward the separator: main may end with an
-    # irregular whitespace-only line that already separates.
-    history_blank = _trailing_blank_lines(history)
+    # The first appended bytes must be exactly the separator history still needs: one empty
+    # line, or none when history ends with one. History's own whitespace-only lines are never
+    # judged again (they landed long ago); a whitespace-only or control-character line the
+    # change brings is not an empty line (the reference gate rejects it, and a TAB, VT or FF
+    # line would no longer be valid YAML).
     lead_lines = _blank_lines(lead, 0, len(lead))
-    diags += _whitespace_line_warnings(lead_lines, first_new_line, path, strict=strict)
-    # Nothing added after history that already ends blank is fine even if history's own blank
-    # run is irregular: those are main's bytes, not this change's.
-    added_nothing = not lead and bool(history_blank)
-    problem = (
-        _separator_problem(history_blank + lead_lines, last=False)
-        if history and not added_nothing
-        else None
-    )
-    if history and problem is not None:
-        diags.append(
-            dx.error(
-                dx.APPEND_SEPARATOR,
-                "new entries must be separated from the existing history by exactly one empty "
-                f"line ({problem})",
-                path,
-                first_new_line,
-                1,
-                hint="leave exactly one empty line before the first `- config-keys:` you add",
+    diags += _lead_byte_rules(lead, first_new_line, path)
+    if history:
+        problem = _lead_problem(history, lead_lines)
+        if problem is not None:
+            diags.append(
+                dx.error(
+                    dx.APPEND_SEPARATOR,
+                    "new entries must be separated from the existing history by exactly one "
+                    f"empty line ({problem})",
+                    path,
+                    first_new_line,
+                    1,
+                    hint="leave exactly one empty line (no spaces on it) before the first "
+                    "`- config-keys:` you add"
+                    + ("" if separator_after(history) else "; history already ends with one"),
+                )
             )
-        )
-    elif not history and lead:
+    elif lead:
         diags.append(
             dx.error(
                 dx.APPEND_SEPARATOR,
@@ -311,21 +294,69 @@ def _blank_lines(raw: bytes, start: int, end: int) -> list[bytes]:
     return raw[start:end].split(b"\n")[:-1]
 
 
-def _separator_problem(lines: list[bytes], *, last: bool) -> str | None:
-    """Why a run of blank lines is not a valid separator, or None.
+def _describe_line(text: bytes) -> str:
+    if not text:
+        return "an empty line"
+    if not text.strip(b" "):
+        return f"a line of {len(text)} space{'s' * (len(text) != 1)}"
+    names = {b"\t": "TAB", b"\r": "CR", b"\x0b": "VT", b"\x0c": "FF"}
+    shown = " ".join(names.get(bytes([c]), "space" if c == 32 else f"0x{c:02x}") for c in text)
+    return f"a line holding only {shown}"
 
-    Between entries there must be a blank line and at most one of them truly empty; after the
-    last entry none may be empty (the file ends with exactly one newline). Whitespace-only lines
-    are the author's bytes (history carries dozens): they warn but do not break the rule.
+
+def _lead_problem(history: bytes, lines: list[bytes]) -> str | None:
+    """Why the bytes between history and the first new entry are not the separator it needs."""
+    wanted: list[bytes] = [] if not separator_after(history) else [b""]
+    if lines == wanted:
+        return None
+    if not lines:
+        last = history[history.rfind(b"\n", 0, len(history) - 1) + 1 : -1]
+        if last and not last.strip():
+            return (
+                "found none: history ends with a whitespace-only line, which is history's own "
+                "byte, not an empty line"
+            )
+        return "found none"
+    found = ", then ".join(_describe_line(t) for t in lines)
+    if not wanted:
+        return f"history already ends with an empty line, but the change adds {found}"
+    return f"found {found}"
+
+
+def _separator_problem(lines: list[bytes], *, last: bool) -> str | None:
+    """Why a run of blank lines after a new entry is not a valid separator, or None.
+
+    Between entries the run ends with exactly one empty line; whitespace-only lines before it
+    are the entry's own trailing bytes (they warn: history carries dozens). A whitespace-only
+    line is never the separator itself. After the last entry none may be empty (the file ends
+    with exactly one newline).
     """
     empty = sum(1 for text in lines if not text)
     if last:
         return f"found {empty} empty line{'s' * (empty != 1)} at the end" if empty else None
-    if empty > 1:
-        return f"found {empty} empty lines"
     if not lines:
         return "found none"
+    if empty > 1:
+        return f"found {empty} empty lines"
+    if empty == 0:
+        return (
+            f"found {', then '.join(_describe_line(t) for t in lines)}, which is not an empty line"
+        )
+    if lines[-1]:
+        return f"{_describe_line(lines[-1])} follows the empty line"
     return None
+
+
+_LEAD_BYTE_CODES = frozenset({dx.CARRIAGE_RETURN, dx.TAB, dx.NUL, dx.CONTROL_CHARACTER})
+
+
+def _lead_byte_rules(lead: bytes, first_line: int, path: str) -> list[dx.Diagnostic]:
+    """The file's byte rules on the separator before the first new entry (not parsed with it)."""
+    if not lead.strip(b" \n"):
+        return []
+    return [
+        d for d in byte_rules(lead, path, line_offset=first_line - 1) if d.code in _LEAD_BYTE_CODES
+    ]
 
 
 def _whitespace_line_warnings(

@@ -189,12 +189,15 @@ def test_an_extra_newline_at_the_end_is_a_final_newline_error() -> None:
     assert (dx.FINAL_NEWLINES, "error", 18) in found(run(appended(entry(KEY)) + b"\n"))
 
 
-def test_a_whitespace_only_line_as_the_separator_between_new_entries_only_warns() -> None:
-    # History carries 27 such separators; a warning must not fail CI.
+def test_a_whitespace_only_line_as_the_separator_between_new_entries_is_an_error() -> None:
+    # History carries 27 such separators, but the reference gate rejects a new one: so do we.
     head = appended(entry(KEY)) + b"  \n" + entry(KEY)
     result = run(head)
-    assert found(result) == [(dx.WHITESPACE_ONLY_LINE, "warning", 18)]
-    assert result.report.ok
+    assert found(result) == [
+        (dx.APPEND_SEPARATOR, "error", 18),
+        (dx.WHITESPACE_ONLY_LINE, "warning", 18),
+    ]
+    assert not result.report.ok
 
 
 def test_a_whitespace_only_line_an_entry_carries_before_the_empty_line_only_warns() -> None:
@@ -207,8 +210,8 @@ def test_a_whitespace_only_last_line_warns_but_an_empty_one_is_an_error() -> Non
     assert (dx.FINAL_NEWLINES, "error", 18) in found(run(appended(entry(KEY)) + b"  \n\n"))
 
 
-@pytest.mark.parametrize(("lead", "ok"), [(b"", True), (b"\n", True), (b"\n\n", False)])
-def test_history_ending_in_a_whitespace_only_line_counts_toward_the_separator(
+@pytest.mark.parametrize(("lead", "ok"), [(b"", False), (b"\n", True), (b"\n\n", False)])
+def test_history_ending_in_a_whitespace_only_line_still_needs_the_empty_line(
     lead: bytes, ok: bool
 ) -> None:
     base = BASE + b"  \n"
