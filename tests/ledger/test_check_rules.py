@@ -565,10 +565,24 @@ def test_append_only_scope_is_skipped_without_base_master_configs() -> None:
 # -- rule 9: nothing to sweep --------------------------------------------------------------------
 
 
-def test_an_unchanged_changelog_has_nothing_to_sweep_in_pr_mode() -> None:
+def test_an_unchanged_changelog_has_nothing_to_sweep_in_pr_mode_a_warning() -> None:
     result = run(BASE)
-    assert found(result) == [(dx.NOTHING_TO_SWEEP, "error", 11)]
+    assert found(result) == [(dx.NOTHING_TO_SWEEP, "warning", 11)]
+    assert result.report.ok
     assert result.change.kind.value == "none"
+    assert found(run(BASE, strict=True)) == [(dx.NOTHING_TO_SWEEP, "error", 11)]
+
+
+def test_a_config_only_pr_with_a_byte_identical_changelog_passes_with_coverage_warnings() -> None:
+    # Real InferenceX PRs change master configs without a changelog entry; the shipped
+    # workflow runs on them too. Nothing in the changelog to check: say what goes unswept.
+    head = {**MASTERS, MASTER_A: MASTERS_A.replace(b"conc-list: [4, 8]", b"conc-list: [4, 8, 16]")}
+    result = run(BASE, masters_head=head)
+    assert [(c, s) for c, s, _ in found(result)] == [(dx.UNCOVERED_CONFIG_CHANGE, "warning")]
+    assert result.report.ok
+    strict = run(BASE, masters_head=head, strict=True)
+    assert [(c, s) for c, s, _ in found(strict)] == [(dx.UNCOVERED_CONFIG_CHANGE, "error")]
+    assert not strict.report.ok
 
 
 @pytest.mark.parametrize("mode", ["main", "local"])
