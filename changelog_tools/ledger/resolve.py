@@ -653,3 +653,46 @@ def _resolve_corrections(
         warnings=warnings,
         verified_mode=mode,
     )
+
+
+def _full_identity(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
+
+
+def without_own_entries(
+    base: bytes, main: bytes, *, onto: bytes | None
+) -> tuple[bytes, bytes] | None:
+    """During a rebase: ``base`` and ``main`` without the PR's own entries both already hold.
+
+    When a rebase replays a later commit of the PR, the merge-base is the PR's previous commit
+    and "main" is main plus the PR's commits replayed so far: both hold the PR's own entries
+    (those not in ``onto``, the version of the branch being rebased onto). They are not history,
+    so an edit of them by the later commit is the PR's to make. Returns (base, main) with that
+    tail of entries cut off (the separator before it too), so the later commit's version is an
+    append again; None when there is no such tail or main does not end with it byte for byte.
+    """
+    base_ledger = parse_ledger(base, path="base", validate_entries=False)
+    if not base_ledger.ok or not base_ledger.structured or not base_ledger.blocks:
+        return None
+    on_onto: Counter[str] = Counter()
+    if onto:
+        onto_ledger = parse_ledger(onto, path="onto", validate_entries=False)
+        if not onto_ledger.structured:
+            return None
+        on_onto.update(_full_identity(b.data) for b in onto_ledger.blocks)
+    blocks = base_ledger.blocks
+    first = len(blocks)
+    while first > 0 and on_onto[_full_identity(blocks[first - 1].data)] == 0:
+        first -= 1
+    if first == len(blocks):
+        return None
+    tail = base[blocks[first].start :]
+    if not main.endswith(tail):
+        return None
+    history, rest = base[: blocks[first].start], main[: len(main) - len(tail)]
+    # The empty line before the tail separated it from history: the resolution brings its own.
+    if history.endswith(b"\n\n"):
+        history = history[:-1]
+    if rest.endswith(b"\n\n"):
+        rest = rest[:-1]
+    return history, rest
