@@ -60,6 +60,11 @@ class Change:
     diagnostics: tuple[dx.Diagnostic, ...] = ()
     fast_path: bool = False
     history_entries: int | None = None
+    # When the change inserted entries among existing ones (CL103): every entry it added, in
+    # head order (inserted or at the end). Not appended, but the change's own entries all the
+    # same: their keys count as selected, and `canonicalize --fix-placement` moves them to the
+    # end. Head offsets and numbering (``index``).
+    misplaced: tuple[Block, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -461,7 +466,15 @@ def _compare_full(
     walk = _walk_history(base_blocks, head_ledger, head, path=path)
     diags = [*head_ledger.diagnostics, *walk.diagnostics]
     if walk.structural:
-        return Change(ChangeKind.INVALID, history, head, diagnostics=tuple(diags))
+        inserted = any(d.code == dx.ENTRY_INSERTED for d in walk.diagnostics)
+        misplaced = new_entries_among(base_blocks, head_ledger.blocks) if inserted else None
+        return Change(
+            ChangeKind.INVALID,
+            history,
+            head,
+            diagnostics=tuple(diags),
+            misplaced=misplaced or (),
+        )
     return _classify_rest(
         history,
         head,
@@ -547,6 +560,21 @@ def _walk_history(
     return _HistoryWalk(tuple(corrections), tuple(diags), bool(diags))
 
 
+def new_entries_among(
+    base_blocks: tuple[Block, ...], head_blocks: tuple[Block, ...]
+) -> tuple[Block, ...] | None:
+    """The head entries that are not base entries, when the base's entries appear in the head
+    unchanged and in order (by value); None when some base entry is missing or changed."""
+    out: list[Block] = []
+    j = 0
+    for block in head_blocks:
+        if j < len(base_blocks) and block.data == base_blocks[j].data:
+            j += 1
+        else:
+            out.append(block)
+    return tuple(out) if j == len(base_blocks) else None
+
+
 def _inserted(old: Block, new: Block, i: int, path: str) -> dx.Diagnostic:
     return dx.error(
         dx.ENTRY_INSERTED,
@@ -555,7 +583,8 @@ def _inserted(old: Block, new: Block, i: int, path: str) -> dx.Diagnostic:
         path,
         new.line,
         1,
-        hint="move the new entry to the end, after one empty line",
+        hint="move the new entry to the end, after one empty line "
+        "(`changelog-tools canonicalize --fix-placement` does it, byte for byte)",
     )
 
 

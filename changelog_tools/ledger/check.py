@@ -75,10 +75,15 @@ def _history_entries(change: appendonly.Change) -> int:
 
 
 def _appended_entries(change: appendonly.Change) -> list[AppendedEntry]:
-    first = _history_entries(change)
+    first = _history_entries(change) if change.appended else 0
     out: list[AppendedEntry] = []
-    for i, block in enumerate(change.appended):
-        entry = AppendedEntry(first + i, block.line, block.data)
+    # Misplaced entries (inserted among history) are the change's entries all the same: their
+    # keys and links are checked, and no key they select is reported as unselected.
+    numbered = [(first + i, b) for i, b in enumerate(change.appended)] or [
+        (b.index, b) for b in change.misplaced
+    ]
+    for index, block in numbered:
+        entry = AppendedEntry(index, block.line, block.data)
         # Re-load the (small) entry bytes for the line of every config key and of the pr-link.
         try:
             loaded = yamlload.load(
