@@ -461,3 +461,38 @@ def test_a_vanished_driver_interpreter_says_how_to_reinstall_and_leaves_markers(
     done = run_cli("resolve", "--add", cwd=repo)
     assert done.returncode == 0, done.stderr
     assert read(repo) == ledger(BASE, MAIN_1, MAIN_2, PR_1)
+
+
+# -- the PR's own entry is never dropped; main's bytes, then the PR's separator -----------------
+
+
+def test_git_merge_keeps_the_prs_entry_that_reads_like_mains_new_one(world) -> None:
+    # A re-sweep: the same keys and description as main's new entry, under the PR's placeholder.
+    resweep = entry("main-x", "Main's new entry", "XXX")
+    repo = world(BASE, [{CHANGELOG: ledger(BASE, resweep)}], [{CHANGELOG: ledger(BASE, MAIN_1)}])
+    proc = run_git(repo, "merge", "--no-edit", "main")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert read(repo) == ledger(BASE, MAIN_1, resweep)
+    done = run_cli("resolve", "--help", cwd=repo)
+    assert "equal fields" in done.stdout
+
+
+def test_git_merge_after_mains_whitespace_only_last_line_brings_the_prs_empty_line(world) -> None:
+    main_side = ledger(BASE, MAIN_1) + b"  \n"  # an old irregular last line on main
+    repo = world(BASE, [{CHANGELOG: ledger(BASE, PR_1)}], [{CHANGELOG: main_side}])
+    proc = run_git(repo, "merge", "--no-edit", "main")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert read(repo) == main_side + b"\n" + PR_1
+    assert (
+        run_cli("check", "--local", "--base-ref", "main", "--no-config-keys", cwd=repo).returncode
+        == 0
+    )
+
+
+def test_git_merge_of_a_cherry_pick_from_main_drops_the_copy(world) -> None:
+    repo = world(
+        BASE, [{CHANGELOG: ledger(BASE, MAIN_1, PR_1)}], [{CHANGELOG: ledger(BASE, MAIN_1, MAIN_2)}]
+    )
+    proc = run_git(repo, "merge", "--no-edit", "main")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert read(repo) == ledger(BASE, MAIN_1, MAIN_2, PR_1)
