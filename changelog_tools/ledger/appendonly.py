@@ -171,10 +171,13 @@ def compare(
     base_label: str | None = None,
     max_size: int | None = None,
     strict: bool = False,
+    whitespace_separator: str = "error",
 ) -> Change:
     """Classify ``head`` against ``base`` and apply every append-only byte and entry rule.
 
     ``base`` is None when the file did not exist before (everything in ``head`` is appended).
+    ``whitespace_separator`` "warning" lets a line of spaces stand in for an empty separator
+    line (the `whitespace-only-separator` option); "error" is the reference gate's rule.
     """
     history = base or b""
     if max_size is not None and len(head) > max_size:
@@ -193,13 +196,17 @@ def compare(
     if head == history:
         return Change(ChangeKind.NONE, history, head, fast_path=True)
     if head.startswith(history) and (not history or history.endswith(b"\n")):
-        return _compare_append(history, head, path=path, strict=strict)
+        return _compare_append(
+            history, head, path=path, strict=strict, lenient=whitespace_separator == "warning"
+        )
     return _compare_full(
         history, head, path=path, base_label=base_label or f"{path} (base)", strict=strict
     )
 
 
-def _compare_append(history: bytes, head: bytes, *, path: str, strict: bool) -> Change:
+def _compare_append(
+    history: bytes, head: bytes, *, path: str, strict: bool, lenient: bool = False
+) -> Change:
     suffix = head[len(history) :]
     history_lines = history.count(b"\n")
     first_new_line = history_lines + 1
@@ -245,8 +252,9 @@ def _compare_append(history: bytes, head: bytes, *, path: str, strict: bool) -> 
     if history:
         problem = _lead_problem(history, lead_lines)
         if problem is not None:
+            legacy = lenient and _spaces_only_separator(_trailing_blank_lines(history) + lead_lines)
             diags.append(
-                dx.error(
+                (dx.warning if legacy else dx.error)(
                     dx.APPEND_SEPARATOR,
                     "new entries must be separated from the existing history by exactly one "
                     f"empty line ({problem})",
@@ -280,7 +288,7 @@ def _compare_append(history: bytes, head: bytes, *, path: str, strict: bool) -> 
     )
     diags.extend(ledger.diagnostics)
     blocks = tuple(_shift(b, region_start) for b in ledger.blocks)
-    diags.extend(_separator_findings(head, blocks, path, strict=strict))
+    diags.extend(_separator_findings(head, blocks, path, strict=strict, lenient=lenient))
     diags.extend(whitespace_findings(head, blocks, path, strict=strict))
     kind = ChangeKind.APPENDED if blocks else ChangeKind.INVALID
     return Change(
@@ -297,6 +305,30 @@ def _compare_append(history: bytes, head: bytes, *, path: str, strict: bool) -> 
 def _blank_lines(raw: bytes, start: int, end: int) -> list[bytes]:
     """The lines of ``raw[start:end]``, which holds only whole blank or whitespace-only lines."""
     return raw[start:end].split(b"\n")[:-1]
+
+
+def _trailing_blank_lines(history: bytes) -> list[bytes]:
+    """The blank or whitespace-only lines at the end of ``history`` (oldest first)."""
+    lines: list[bytes] = []
+    end = len(history)
+    while end > 0:
+        start = history.rfind(b"\n", 0, end - 1) + 1
+        text = history[start : end - 1]
+        if text.strip():
+            break
+        lines.append(text)
+        end = start
+    return lines[::-1]
+
+
+def _spaces_only_separator(lines: list[bytes]) -> bool:
+    """True when ``lines`` separate as one empty line would, if lines of spaces count as empty:
+    what the `whitespace-only-separator: warning` option accepts (never a control character)."""
+    return (
+        bool(lines)
+        and sum(1 for t in lines if not t) <= 1
+        and all(not t.strip(b" ") for t in lines)
+    )
 
 
 def _describe_line(text: bytes) -> str:
@@ -383,7 +415,7 @@ def _whitespace_line_warnings(
 
 
 def _separator_findings(
-    head: bytes, blocks: tuple[Block, ...], path: str, *, strict: bool
+    head: bytes, blocks: tuple[Block, ...], path: str, *, strict: bool, lenient: bool = False
 ) -> list[dx.Diagnostic]:
     """Exactly one empty line between new entries and none after the last."""
     out: list[dx.Diagnostic] = []
@@ -409,8 +441,9 @@ def _separator_findings(
                 )
             )
         else:
+            legacy = lenient and _spaces_only_separator(lines)
             out.append(
-                dx.error(
+                (dx.warning if legacy else dx.error)(
                     dx.APPEND_SEPARATOR,
                     f"new entries must be separated by exactly one empty line ({problem})",
                     path,

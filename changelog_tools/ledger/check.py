@@ -334,6 +334,7 @@ def check_change(
         base_label=base_label,
         max_size=config.max_file_size,
         strict=strict,
+        whitespace_separator=config.whitespace_only_separator,
     )
     report = dx.Report(command="check")
     report.extend(change.diagnostics)

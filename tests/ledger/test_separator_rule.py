@@ -234,3 +234,50 @@ def test_property_no_whitespace_only_separator_in_appended_bytes_and_history_nev
     if not ok and lead != wanted_lead:
         # A lead holding anything but the one empty line is judged as a separator.
         assert (dx.APPEND_SEPARATOR, "error", first_new) in found
+
+
+# -- the `whitespace-only-separator: warning` option -----------------------------------------------
+
+
+def lenient_codes(base: bytes, head: bytes) -> list[tuple[str, str]]:
+    import dataclasses
+
+    cfg = dataclasses.replace(config(), whitespace_only_separator="warning")
+    result = check_change(base=base, head=head, config=cfg, mode="local", path="p")
+    return [(d.code, d.severity.value) for d in result.report.sorted()]
+
+
+@pytest.mark.parametrize(
+    ("base", "lead", "between", "ok"),
+    [
+        (BASE, b"  \n", b"\n", True),  # spaces instead of the empty line: a warning
+        (BASE + b"  \n", b"", b"\n", True),  # history's whitespace line counted, as before
+        (BASE, b"\n", b"  \n", True),
+        (BASE, b"\n\n", b"\n", False),  # two empty lines: still an error
+        (BASE, b"\t\n", b"\n", False),  # a TAB line: always an error
+        (BASE, b"\n", b"\x0c\n", False),  # an FF line: always an error
+        (BASE, b"", b"\n", False),  # none at all: still an error
+    ],
+)
+def test_the_warning_option_accepts_spaces_for_the_empty_line_only(
+    base: bytes, lead: bytes, between: bytes, ok: bool
+) -> None:
+    found = lenient_codes(base, base + lead + NEW + between + NEW)
+    assert (not [c for c, sev in found if sev == "error"]) is ok, found
+    if ok and (lead, between) != (b"\n", b"\n"):
+        assert (dx.APPEND_SEPARATOR, "warning") in found
+
+
+def test_the_warning_option_from_the_configuration_file_through_the_cli(tmp_path: Path) -> None:
+    (tmp_path / ".changelog-tools.yaml").write_text(
+        "repository: example-org/bench\nwhitespace-only-separator: warning\n"
+    )
+    (tmp_path / "base.yaml").write_bytes(BASE)
+    (tmp_path / "head.yaml").write_bytes(BASE + b"  \n" + NEW)
+    args = ["check", "--no-config-keys", "--local", "--base-file", "base.yaml",
+            "--head-file", "head.yaml"]  # fmt: skip
+    proc = run_cli(*args, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert "CL108 warning" in proc.stdout
+    (tmp_path / ".changelog-tools.yaml").write_text("repository: example-org/bench\n")
+    assert run_cli(*args, cwd=tmp_path).returncode == 1
