@@ -140,7 +140,7 @@ NOTHING_TO_SWEEP = _register(
     "CL114",
     "nothing-to-sweep",
     "A pull request leaves the changelog and the master configs unchanged: nothing for CI to "
-    "sweep (warning; error with --strict).",
+    "sweep.",
 )
 # -- pr-links ---------------------------------------------------------------------------------------
 WRONG_PR = _register("CL201", "wrong-pr", "An appended entry links to another pull request.")

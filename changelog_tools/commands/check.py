@@ -78,8 +78,9 @@ def check(
       - config keys of new entries exist in the master configs at the head (`*` wildcards
         must match), and every master key the change adds or modifies is selected;
       - `append-only: true` entries: only scoped additions to the configs they select;
-      - with --pr, a byte-identical changelog passes with warnings (changed master keys no
-        entry selects, or nothing to sweep); --strict makes them errors.
+      - with --pr, a byte-identical changelog: a master-config change passes with warnings
+        (changed keys no entry selects; --strict makes them errors), anything else has
+        nothing to sweep (error).
 
     \b
     Mode: --pr N, --main or --local; in GitHub Actions it is read from GITHUB_EVENT_NAME and

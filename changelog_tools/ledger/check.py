@@ -4,8 +4,8 @@ Layers the policy rules on top of :mod:`changelog_tools.ledger.appendonly` (whic
 and applies the byte and immutability rules):
 
 * pr-links of appended entries by mode (pull request, main, local) and of corrections;
-* a pull request that leaves the changelog byte-identical passes with warnings (coverage of
-  changed master keys, or "nothing to sweep"); errors with ``strict``;
+* a pull request that leaves the changelog byte-identical: when it changes master configs,
+  coverage warnings (errors with ``strict``) and a pass; otherwise nothing to sweep (an error);
 * config keys of appended entries against the master configs at the head, coverage of changed
   master keys, and the scope rules of `append-only: true` entries.
 
@@ -163,9 +163,8 @@ def _correction_findings(
     return out
 
 
-def _nothing_to_sweep(change: appendonly.Change, path: str, *, strict: bool) -> dx.Diagnostic:
-    make = dx.error if strict else dx.warning
-    return make(
+def _nothing_to_sweep(change: appendonly.Change, path: str) -> dx.Diagnostic:
+    return dx.error(
         dx.NOTHING_TO_SWEEP,
         "the changelog is unchanged: this pull request appends no entry, so CI has nothing to "
         "sweep",
@@ -173,7 +172,7 @@ def _nothing_to_sweep(change: appendonly.Change, path: str, *, strict: bool) -> 
         _last_line(change.head),
         1,
         hint="append an entry (config-keys, description, pr-link) after one empty line at the "
-        "end of the file, if this change should be swept",
+        "end of the file",
     )
 
 
@@ -354,8 +353,9 @@ def check_change(
     if change.kind is appendonly.ChangeKind.NONE and mode == "pr" and not (keys and keys.changed):
         # A byte-identical changelog has nothing to check in it. When master configs changed
         # (a config-only PR, which the shipped workflow also runs on), the coverage findings
-        # above say what goes unswept; otherwise say so once. Warnings: `--strict` fails them.
-        report.extend([_nothing_to_sweep(change, shown, strict=strict)])
+        # above say what goes unswept (warnings; `--strict` fails them). Otherwise (scripts or
+        # runners changed, or keys not checked) the change has nothing to sweep: an error.
+        report.extend([_nothing_to_sweep(change, shown)])
     report.data.update(_data(change, entries, keys, mode=mode, pr=pr, path=shown, config=config))
     return CheckResult(report, change)
 

@@ -565,12 +565,11 @@ def test_append_only_scope_is_skipped_without_base_master_configs() -> None:
 # -- rule 9: nothing to sweep --------------------------------------------------------------------
 
 
-def test_an_unchanged_changelog_has_nothing_to_sweep_in_pr_mode_a_warning() -> None:
+def test_an_unchanged_changelog_and_master_configs_have_nothing_to_sweep_in_pr_mode() -> None:
     result = run(BASE)
-    assert found(result) == [(dx.NOTHING_TO_SWEEP, "warning", 11)]
-    assert result.report.ok
+    assert found(result) == [(dx.NOTHING_TO_SWEEP, "error", 11)]
     assert result.change.kind.value == "none"
-    assert found(run(BASE, strict=True)) == [(dx.NOTHING_TO_SWEEP, "error", 11)]
+    assert found(run(BASE, keys=False)) == [(dx.NOTHING_TO_SWEEP, "error", 11)]
 
 
 def test_a_config_only_pr_with_a_byte_identical_changelog_passes_with_coverage_warnings() -> None:
