@@ -39,6 +39,8 @@ LINT_RULE_IDS = (
 
 @dataclass(frozen=True)
 class Option:
+    """One configuration option: name, default, JSON Schema and documentation."""
+
     name: str
     default: Any
     schema: Mapping[str, Any]
