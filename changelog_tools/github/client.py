@@ -120,7 +120,7 @@ class Session:
         if verb in _WRITES:
             self._throttle()
         for _hop in range(MAX_REDIRECTS + 1):
-            status, answer, raw = self._exchange(verb, target, payload, headers)
+            status, answer, raw = self._checked_exchange(verb, target, payload, headers)
             location = answer.get("location")
             if status not in _REDIRECTS or verb != "GET" or not location:
                 break
@@ -159,24 +159,37 @@ class Session:
                 now = time.monotonic()
         self._last_write = now
 
-    def _exchange(
+    def _checked_exchange(
         self, verb: str, target: str, payload: bytes | None, headers: dict[str, str]
     ) -> tuple[int, dict[str, str], bytes]:
+        """One exchange; a failure without an answer becomes ConnectionFailure."""
         import http.client
 
-        conn = self._connection()
         try:
-            if conn.sock is not None:
-                conn.sock.settimeout(self.timeout)
-            conn.request(verb, target, body=payload, headers=headers)
-            response = conn.getresponse()
-            raw = response.read()
+            return self._exchange(verb, target, payload, headers)
         except TimeoutError:
             self.close()
             raise ConnectionFailure(timed_out=True, kind="TimeoutError") from None
         except (OSError, http.client.HTTPException) as exc:
             self.close()
             raise ConnectionFailure(timed_out=False, kind=type(exc).__name__) from None
+
+    def _exchange(
+        self, verb: str, target: str, payload: bytes | None, headers: dict[str, str]
+    ) -> tuple[int, dict[str, str], bytes]:
+        import http.client
+
+        reused = self._conn is not None
+        try:
+            response, raw = self._round_trip(verb, target, payload, headers)
+        except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+            # A kept-alive connection the server closed as the request went out: nothing was
+            # answered. A read is safe to send again, once, on a new connection (RFC 9110
+            # 9.2.2); a write goes up to the transport, which knows how it may be repeated.
+            self.close()
+            if not (reused and verb == "GET"):
+                raise
+            response, raw = self._round_trip(verb, target, payload, headers)
         answer: dict[str, str] = {}
         for name, value in response.getheaders():
             key = name.lower()
@@ -185,6 +198,16 @@ class Session:
         if response.will_close:
             self.close()
         return response.status, answer, raw
+
+    def _round_trip(
+        self, verb: str, target: str, payload: bytes | None, headers: dict[str, str]
+    ) -> tuple[http.client.HTTPResponse, bytes]:
+        conn = self._connection()
+        if conn.sock is not None:
+            conn.sock.settimeout(self.timeout)
+        conn.request(verb, target, body=payload, headers=headers)
+        response = conn.getresponse()
+        return response, response.read()
 
     # -- the connection -------------------------------------------------------------------------
 
