@@ -81,7 +81,8 @@ def time_command(
 
 
 def report(label: str, size: int, result: dict[str, float]) -> None:
+    cpu = f"   CPU {result['cpu']:.3f} s" if "cpu" in result else ""
     print(
         f"{label:<48} {size / 1024:>8.0f} KiB   min {result['min']:.3f} s   "
-        f"median {result['median']:.3f} s   max {result['max']:.3f} s"
+        f"median {result['median']:.3f} s   max {result['max']:.3f} s{cpu}"
     )
