@@ -13,6 +13,10 @@ targets (issue 14) stand beside the ratio they bind:
 - `--help` within 2.5x of `python -c pass`;
 - `check` (file and git mode) within 4x of `python -c pass`.
 
+Then the import cost of the HTTP and git clients the tool could use, measured the same way
+(the numbers behind dropping PyGithub and GitPython): PyGithub (a test dependency) against the
+standard library's http.client, and GitPython when it happens to be installed.
+
 The reference tools' own times are not reproduced here (their scripts are not in the fixture
 snapshot); `bench_resolve.py` and `bench_check.py` hold the history-scaling targets.
 """
@@ -205,6 +209,39 @@ def main() -> None:
                 f"{label:<34} {cpu:>7.3f} {cpu / floor_pass:>7.2f} {cpu / floor_read:>7.2f}  "
                 f"{verdict}"
             )
+        if not args.only:
+            client_imports(args.repeat, env)
+
+
+CLIENT_IMPORTS = {
+    "import github (PyGithub)": ("github", "import github"),
+    "import http.client, json (the tool's client)": ("http.client", "import http.client, json"),
+    "import urllib.request, json": ("urllib.request", "import urllib.request, json"),
+    "import git (GitPython)": ("git", "import git"),
+}
+
+
+def client_imports(repeat: int, env: dict[str, str]) -> None:
+    import importlib.util
+
+    py = sys.executable
+    cases = {"python -c pass": "pass"}
+    for label, (module, code) in CLIENT_IMPORTS.items():
+        if importlib.util.find_spec(module) is None:
+            print(f"({module} is not installed: `{label}` is skipped)")
+        else:
+            cases[label] = code
+    samples: dict[str, list[float]] = {label: [] for label in cases}
+    for round_ in range(repeat + 1):
+        for label, code in cases.items():
+            cpu = run_cpu([py, "-c", code], cwd=Path.cwd(), expect=0, env=env)
+            if round_:
+                samples[label].append(cpu)
+    floor = statistics.median(samples["python -c pass"])
+    print("import cost of the clients (median CPU seconds, above python -c pass)")
+    for label, values in samples.items():
+        if label != "python -c pass":
+            print(f"{label:<48} +{statistics.median(values) - floor:.3f} s")
 
 
 def bytecode_env() -> dict[str, str]:
