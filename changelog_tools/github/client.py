@@ -229,7 +229,7 @@ class Session:
                     self._host, self._port, timeout=self.timeout, context=context
                 )
             conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-                proxy.hostname or "", proxy.port or 8080, timeout=self.timeout, context=context
+                proxy.hostname or "", proxy.port or 80, timeout=self.timeout, context=context
             )
             conn.set_tunnel(self._host, self._port, headers=_proxy_auth(proxy))
             return conn
@@ -237,7 +237,7 @@ class Session:
             return http.client.HTTPConnection(self._host, self._port, timeout=self.timeout)
         # A plain-HTTP API behind a proxy: tunnel too, so the request line stays a path.
         conn = http.client.HTTPConnection(
-            proxy.hostname or "", proxy.port or 8080, timeout=self.timeout
+            proxy.hostname or "", proxy.port or 80, timeout=self.timeout
         )
         conn.set_tunnel(self._host, self._port, headers=_proxy_auth(proxy))
         return conn
