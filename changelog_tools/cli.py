@@ -43,6 +43,8 @@ SUMMARIES: dict[str, str] = {
     "demo": "Show the whole flow on a throwaway repository, with the real commands.",
     "check": "Check a change to the changelog: what CI runs on every pull request and push to "
     "main.",
+    "lint": "Lint benchmark scripts, launchers and master configs: the rules reviewers check by "
+    "hand.",
     "keys": "Show which master-config keys changelog `config-keys` select.",
     "reuse-gate": "Decide whether CI may reuse a pull request's finished sweep instead of "
     "sweeping again.",

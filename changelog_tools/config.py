@@ -656,6 +656,8 @@ def values_from_text(text: str, *, name: str) -> dict[str, Any]:
     """The validated option values of a configuration file's text (``name`` says which kind:
     ``pyproject.toml`` or YAML), for reading a configuration at a git revision."""
     if Path(name).name == "pyproject.toml":
+        import tomllib
+
         try:
             table = tomllib.loads(text).get("tool", {}).get(PYPROJECT_TABLE) or {}
         except tomllib.TOMLDecodeError as exc:

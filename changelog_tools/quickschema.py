@@ -13,8 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-# Keywords that only annotate: they never make an instance invalid.
-_ANNOTATIONS = frozenset({"$schema", "$id", "title", "description", "default", "examples"})
+# Keywords that only annotate: they never make an instance invalid. `format` is one too: draft
+# 2020-12 makes it an annotation unless a format checker is asked for, and this tool's
+# validators ask for none.
+_ANNOTATIONS = frozenset(
+    {"$schema", "$id", "title", "description", "default", "examples", "format"}
+)
 _HANDLED = _ANNOTATIONS | {
     "type",
     "required",
@@ -33,6 +37,7 @@ _HANDLED = _ANNOTATIONS | {
     "if",
     "then",
     "not",
+    "propertyNames",
 }
 
 
@@ -118,6 +123,10 @@ def _valid(schema: Any, value: Any) -> bool:
             return False
     if isinstance(value, dict):
         if any(name not in value for name in schema.get("required", ())):
+            return False
+        if "propertyNames" in schema and not all(
+            _valid(schema["propertyNames"], key) for key in value
+        ):
             return False
         properties = schema.get("properties", {})
         for key, item in value.items():

@@ -147,6 +147,7 @@ def test_check_in_file_mode_starts_no_git_and_no_network_client(files: Path) -> 
     [
         (("check", "--pr", "5"), "check", 0),
         (("canonicalize", "--pr", "5", "--check"), "canonicalize", 1),
+        (("lint",), "lint", 0),  # a change to the changelog only: no schema to load
     ],
 )
 def test_git_mode_commands_run_git_without_gitpython(
