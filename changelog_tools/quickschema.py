@@ -13,8 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-# Keywords that only annotate: they never make an instance invalid.
-_ANNOTATIONS = frozenset({"$schema", "$id", "title", "description", "default", "examples"})
+# Keywords that only annotate: they never make an instance invalid. `format` is one too: draft
+# 2020-12 makes it an annotation unless a format checker is asked for, and this tool's
+# validators ask for none.
+_ANNOTATIONS = frozenset(
+    {"$schema", "$id", "title", "description", "default", "examples", "format"}
+)
 _HANDLED = _ANNOTATIONS | {
     "type",
     "required",
@@ -23,12 +27,17 @@ _HANDLED = _ANNOTATIONS | {
     "items",
     "minItems",
     "minLength",
+    "pattern",
     "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
     "enum",
     "const",
     "if",
     "then",
     "not",
+    "propertyNames",
 }
 
 
@@ -38,6 +47,8 @@ class _Undecided(Exception):
 
 def _is_type(value: Any, name: str) -> bool:
     if isinstance(value, float):
+        if name == "number":
+            return True
         raise _Undecided  # 1.0 is an integer to JSON Schema; leave such cases to jsonschema
     match name:
         case "string":
@@ -91,9 +102,20 @@ def _valid(schema: Any, value: Any) -> bool:
         return False
     if isinstance(value, str) and len(value) < schema.get("minLength", 0):
         return False
-    is_int = isinstance(value, int) and not isinstance(value, bool)
-    if is_int and "minimum" in schema and value < schema["minimum"]:
-        return False
+    if isinstance(value, str) and "pattern" in schema:
+        import re  # cached by re itself; jsonschema also matches with re.search
+
+        if re.search(schema["pattern"], value) is None:
+            return False
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            return False
+        if "maximum" in schema and value > schema["maximum"]:
+            return False
+        if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
+            return False
+        if "exclusiveMaximum" in schema and value >= schema["exclusiveMaximum"]:
+            return False
     if isinstance(value, list):
         if len(value) < schema.get("minItems", 0):
             return False
@@ -101,6 +123,10 @@ def _valid(schema: Any, value: Any) -> bool:
             return False
     if isinstance(value, dict):
         if any(name not in value for name in schema.get("required", ())):
+            return False
+        if "propertyNames" in schema and not all(
+            _valid(schema["propertyNames"], key) for key in value
+        ):
             return False
         properties = schema.get("properties", {})
         for key, item in value.items():

@@ -1,0 +1,211 @@
+"""The stdlib HTTP session under the transport, against small real servers on 127.0.0.1.
+
+The fake GitHub covers the API; these cover what a client must get right below it: redirects
+(followed for reads on the API origin only), an idle keep-alive connection the server closed,
+and a proxy named by the environment.
+"""
+
+from __future__ import annotations
+
+import json
+import select
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from changelog_tools.errors import GitHubError
+from changelog_tools.github.client import HTTPFailure, Session
+
+Route = Callable[[BaseHTTPRequestHandler], tuple[int, dict[str, str], Any]]
+
+
+class Server:
+    """A threaded HTTP/1.1 server answering every request with ``route``; logs what it saw."""
+
+    def __init__(self, route: Route, *, close_after_each: bool = False) -> None:
+        self.seen: list[tuple[str, str, str]] = []  # (method, path, authorization)
+        self.connections = 0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def setup(self) -> None:
+                super().setup()
+                server.connections += 1
+
+            def _serve(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                server.seen.append((self.command, self.path, self.headers["Authorization"] or ""))
+                status, headers, body = route(self)
+                payload = b"" if body is None else json.dumps(body).encode()
+                self.send_response(status)
+                for name, value in {**headers, "Content-Length": str(len(payload))}.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(payload)
+                # close without saying so: the client believes the connection is kept alive
+                self.close_connection = close_after_each
+
+            do_GET = do_POST = _serve
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}/api/v3"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., Server]]:
+    started: list[Server] = []
+
+    def start(route: Route, **kw: Any) -> Server:
+        started.append(Server(route, **kw))
+        return started[-1]
+
+    yield start
+    for s in started:
+        s.stop()
+
+
+def session(base: str) -> Session:
+    return Session(base_url=base, token="tok", timeout=5)
+
+
+def test_a_read_follows_a_redirect_on_the_api_origin(serve: Callable[..., Server]) -> None:
+    def route(h: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], Any]:
+        if h.path.startswith("/api/v3/repos/o/old/"):  # a renamed repository
+            return 301, {"Location": h.path.replace("/o/old/", "/o/new/")}, {"message": "Moved"}
+        return 200, {}, {"number": 1}
+
+    s = serve(route)
+    _, data = session(s.base).send("GET", "/repos/o/old/pulls/1", {"per_page": 1}, None)
+    assert data == {"number": 1}
+    assert [p for _, p, _ in s.seen] == [
+        "/api/v3/repos/o/old/pulls/1?per_page=1",
+        "/api/v3/repos/o/new/pulls/1?per_page=1",
+    ]
+    assert all(auth == "Bearer tok" for _, _, auth in s.seen)
+
+
+def test_a_redirect_off_the_api_origin_is_refused_before_the_token_leaves(
+    serve: Callable[..., Server],
+) -> None:
+    other = serve(lambda h: (200, {}, {"stolen": True}))
+    first = serve(lambda h: (302, {"Location": other.base.replace("127.0.0.1", "localhost")}, None))
+    with pytest.raises(GitHubError, match="refusing to send the GitHub token to http://localhost"):
+        session(first.base).send("GET", "/repos/o/r", None, None)
+    assert len(first.seen) == 1 and other.seen == []
+
+
+def test_a_write_is_never_redirected(serve: Callable[..., Server]) -> None:
+    s = serve(lambda h: (307, {"Location": "/api/v3/elsewhere"}, {"message": "Temporary"}))
+    with pytest.raises(HTTPFailure) as info:
+        session(s.base).send("POST", "/repos/o/r/issues/1/comments", None, {"body": "x"})
+    assert info.value.status == 307 and [m for m, _, _ in s.seen] == ["POST"]
+
+
+def test_an_idle_connection_the_server_closed_is_reopened_without_a_failure(
+    serve: Callable[..., Server],
+) -> None:
+    s = serve(lambda h: (200, {}, {"ok": True}), close_after_each=True)
+    client = session(s.base)
+    for _ in range(3):
+        assert client.send("GET", "/rate_limit", None, None)[1] == {"ok": True}
+    assert len(s.seen) == 3 and s.connections == 3
+
+
+def test_a_kept_alive_connection_is_reused(serve: Callable[..., Server]) -> None:
+    s = serve(lambda h: (200, {}, []))
+    client = session(s.base)
+    for _ in range(3):
+        client.send("GET", "/repos/o/r/pulls", None, None)
+    assert len(s.seen) == 3 and s.connections == 1
+
+
+def test_an_error_status_carries_headers_and_message(serve: Callable[..., Server]) -> None:
+    s = serve(lambda h: (403, {"X-RateLimit-Remaining": "0"}, {"message": "API rate limit"}))
+    with pytest.raises(HTTPFailure) as info:
+        session(s.base).send("GET", "/repos/o/r", None, None)
+    assert info.value.status == 403 and info.value.headers["x-ratelimit-remaining"] == "0"
+    assert info.value.data == {"message": "API rate limit"}
+
+
+def _pipe(a: socket.socket, b: socket.socket) -> None:
+    sockets = [a, b]
+    while True:
+        readable, _, _ = select.select(sockets, [], [], 5)
+        if not readable:
+            return
+        for sock in readable:
+            data = sock.recv(65536)
+            if not data:
+                return
+            (b if sock is a else a).sendall(data)
+
+
+class ConnectProxy:
+    """A minimal HTTP CONNECT proxy on 127.0.0.1 that records the tunnels asked of it."""
+
+    def __init__(self) -> None:
+        self.tunnels: list[str] = []
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._tunnel, args=(client,), daemon=True).start()
+
+    def _tunnel(self, client: socket.socket) -> None:
+        with client:
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = client.recv(4096)
+                if not chunk:
+                    return
+                head += chunk
+            method, target, _ = head.split(b"\r\n", 1)[0].decode().split(" ", 2)
+            self.tunnels.append(f"{method} {target}")
+            host, port = target.rsplit(":", 1)
+            with socket.create_connection((host, int(port))) as upstream:
+                client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                _pipe(client, upstream)
+
+    def stop(self) -> None:
+        self.listener.close()
+
+
+def test_a_proxy_from_the_environment_tunnels_the_requests(
+    serve: Callable[..., Server], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s = serve(lambda h: (200, {}, {"via": "proxy"}))
+    proxy = ConnectProxy()
+    try:
+        for name in ("no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("http_proxy", proxy.url)
+        assert session(s.base).send("GET", "/repos/o/r", None, None)[1] == {"via": "proxy"}
+        assert proxy.tunnels == [f"CONNECT {s.base.split('/')[2]}"]
+        monkeypatch.setenv("no_proxy", "127.0.0.1")  # and NO_PROXY is honoured
+        assert session(s.base).send("GET", "/repos/o/r", None, None)[1] == {"via": "proxy"}
+        assert len(proxy.tunnels) == 1 and len(s.seen) == 2
+    finally:
+        proxy.stop()
