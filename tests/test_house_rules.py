@@ -40,7 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("changelog_tools.cli", "changelog_tools.__main__"),
 )
 # The only modules that may import each third-party adapter target.
-GITHUB_ADAPTERS = frozenset({"changelog_tools.github.adapter", "changelog_tools.github.client"})
+GITHUB_ADAPTERS = frozenset({"changelog_tools.github.client"})
 GIT_ADAPTERS = frozenset({"changelog_tools.gitrepo"})
 CLICK_USERS_PREFIX = "changelog_tools.commands"
 TESTING_USERS = frozenset({"changelog_tools.flows.demo"})

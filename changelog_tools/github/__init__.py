@@ -1,1 +1,1 @@
-"""GitHub: the adapter (the only module that imports PyGithub), reuse authorization and the drift guard."""
+"""GitHub: the adapter (records, transport, HTTP client, Actions environment), reuse authorization and the drift guard."""

@@ -193,7 +193,7 @@ def test_a_refused_connection_is_retried_then_reported(clock: Clock) -> None:
 
 def test_a_timed_out_read_is_retried(fake: FakeGitHub, gh: GitHub, clock: Clock) -> None:
     # PyGithub only accepts whole seconds; shorten the timeout so the test does not wait 1 s.
-    gh._requester._Requester__timeout = 0.2  # type: ignore[attr-defined]
+    gh._t.session._requester._Requester__timeout = 0.2  # type: ignore[attr-defined]
     fake.add_pull(1, "feature", head_sha=SHA)
     fake.stall("GET", r"/pulls/1$", 0.4)
     assert gh.get_pull(1).number == 1
