@@ -46,8 +46,24 @@ class ConnectionFailure(Exception):
 class Session:
     """An authenticated HTTP session bound to one API base URL."""
 
-    def __init__(self, requester: Requester) -> None:
+    def __init__(self, requester: Requester, timeout: float = 30) -> None:
         self._requester = requester
+        self._timeout = timeout
+
+    def fetch_unauthenticated(self, url: str) -> bytes:
+        """GET ``url`` without the token: the signed storage URL GitHub redirects a download to
+        (it may be on another host, so the token must not travel with it)."""
+        import requests
+
+        try:
+            response = requests.get(url, timeout=self._timeout, allow_redirects=True)
+        except requests.exceptions.RequestException as exc:
+            raise ConnectionFailure(
+                timed_out=isinstance(exc, requests.exceptions.Timeout), kind=type(exc).__name__
+            ) from None
+        if response.status_code >= 400:
+            raise HTTPFailure(response.status_code, dict(response.headers), None)
+        return response.content
 
     def send(
         self, verb: str, url: str, params: dict[str, Any] | None, body: Any
@@ -94,4 +110,4 @@ def open_session(
         seconds_between_writes=write_interval or None,
         lazy=True,
     )
-    return Session(client.requester)
+    return Session(client.requester, timeout)

@@ -102,7 +102,9 @@ def _parse_block(numbered: Sequence[tuple[int, str]]) -> Checklist:
     def flush() -> None:
         if items and notes:
             last = items[-1]
-            items[-1] = Item(last.path, last.depth, last.text, last.checked, last.line, tuple(notes))
+            items[-1] = Item(
+                last.path, last.depth, last.text, last.checked, last.line, tuple(notes)
+            )
         notes.clear()
 
     for number, line in numbered[1:]:

@@ -47,7 +47,7 @@ def template_versions(repo: GitRepo, path: str, *, ref: str = "HEAD") -> tuple[V
     out = repo.git("log", "--format=%H%x00%cI%x00%s", ref, "--", path)
     versions: list[Version] = []
     for line in reversed(out.splitlines()):
-        commit, date, subject = (line.split("\0") + ["", ""])[:3]
+        commit, date, subject = ([*line.split("\x00"), "", ""])[:3]
         data = repo.read_blob(commit, path)
         if data is None:
             continue

@@ -592,7 +592,9 @@ class FakeGitHub:
             comment.editor = editor or comment.login
         return comment
 
-    def add_check_suite(self, head_sha: str, app: str = "github-actions", **fields: Any) -> FakeCheckSuite:
+    def add_check_suite(
+        self, head_sha: str, app: str = "github-actions", **fields: Any
+    ) -> FakeCheckSuite:
         fields.setdefault("created_at", self.now())
         suite = FakeCheckSuite(self.next_id(), head_sha, app, **fields)
         with self._lock:
@@ -1233,8 +1235,14 @@ class FakeGitHub:
             if check.head_sha == sha and check.app not in apps:
                 apps.add(check.app)
                 suites.append(
-                    FakeCheckSuite(check.id + 500_000, sha, check.app, check.started_at,
-                                   check.status, check.conclusion)
+                    FakeCheckSuite(
+                        check.id + 500_000,
+                        sha,
+                        check.app,
+                        check.started_at,
+                        check.status,
+                        check.conclusion,
+                    )
                 )
         return suites
 
@@ -1533,20 +1541,26 @@ class FakeGitHub:
                 raise ValueError(f"{key}: expected an object")
         for item in state.pop("reviews", []):
             self.reviews.append(
-                _record(FakeReview, {"id": self.next_id(), "submitted_at": self.now(), **item},
-                        "review")
+                _record(
+                    FakeReview, {"id": self.next_id(), "submitted_at": self.now(), **item}, "review"
+                )
             )
         for item in state.pop("review_comments", []):
             when = self.now()
             self.review_comments.append(
-                _record(FakeReviewComment,
-                        {"id": self.next_id(), "created_at": when, "updated_at": when, **item},
-                        "review comment")
+                _record(
+                    FakeReviewComment,
+                    {"id": self.next_id(), "created_at": when, "updated_at": when, **item},
+                    "review comment",
+                )
             )
         for item in state.pop("check_suites", []):
             self.check_suites.append(
-                _record(FakeCheckSuite, {"id": self.next_id(), "created_at": self.now(), **item},
-                        "check suite")
+                _record(
+                    FakeCheckSuite,
+                    {"id": self.next_id(), "created_at": self.now(), **item},
+                    "check suite",
+                )
             )
         for team, members in state.pop("teams", {}).items():
             self.add_team(team, list(members))

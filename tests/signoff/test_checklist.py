@@ -35,7 +35,9 @@ TEMPLATE = parse_template(CURRENT)
 def states(body: str, author: str = "nv-a") -> dict[str, str]:
     found = find_signoff(body)
     assert found.checklist is not None and TEMPLATE is not None
-    return {r.path: r.state for r in match_signoff(TEMPLATE, found.checklist, author=author).results}
+    return {
+        r.path: r.state for r in match_signoff(TEMPLATE, found.checklist, author=author).results
+    }
 
 
 def test_every_version_has_a_template_with_items() -> None:
@@ -52,7 +54,11 @@ def test_the_real_current_template_has_fourteen_items_and_a_nested_one() -> None
         pytest.skip("real checklist history absent (the own-history tests cover the grammar)")
     assert TEMPLATE is not None
     assert [i.path for i in TEMPLATE.items] == [
-        *[str(n) for n in range(1, 12)], "11.1", "12", "13", "14"
+        *[str(n) for n in range(1, 12)],
+        "11.1",
+        "12",
+        "13",
+        "14",
     ]
     assert TEMPLATE.item("11.1").depth == 1  # type: ignore[union-attr]
     assert TEMPLATE.detail == "- insert any additional info here"
@@ -116,14 +122,17 @@ def test_an_unchecked_item_fails_unless_reasoned_and_the_reasons_item_checked() 
 
 
 def test_an_altered_item_is_reported_with_a_word_diff() -> None:
-    body = signoff_from(CURRENT, "nv-a").replace("does not make the code quality any worse",
-                                                 "does not make the code quality much worse")
+    body = signoff_from(CURRENT, "nv-a").replace(
+        "does not make the code quality any worse", "does not make the code quality much worse"
+    )
     found = find_signoff(body)
     assert found.checklist is not None and TEMPLATE is not None
     result = match_signoff(TEMPLATE, found.checklist, author="nv-a")
     altered = [r for r in result.results if r.state == "altered"]
     if not altered:  # own history spells the item differently
-        body = signoff_from(CURRENT, "nv-a").replace("does not get any worse", "does not get much worse")
+        body = signoff_from(CURRENT, "nv-a").replace(
+            "does not get any worse", "does not get much worse"
+        )
         found = find_signoff(body)
         result = match_signoff(TEMPLATE, found.checklist, author="nv-a")  # type: ignore[arg-type]
         altered = [r for r in result.results if r.state == "altered"]
@@ -190,8 +199,15 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> tuple[tuple, dict[str, 
     path = tmp_path_factory.mktemp("checklist-history")
     import os
 
-    env = {k: os.environ.get(k) for k in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
-                                          "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")}
+    env = {
+        k: os.environ.get(k)
+        for k in (
+            "GIT_AUTHOR_NAME",
+            "GIT_AUTHOR_EMAIL",
+            "GIT_COMMITTER_NAME",
+            "GIT_COMMITTER_EMAIL",
+        )
+    }
     for k in env:
         os.environ.setdefault(k, "Test")
     shas = build_history_repo(path)
@@ -253,7 +269,17 @@ def test_a_shallow_history_has_only_the_current_version(tmp_path: Path) -> None:
     build_history_repo(tmp_path / "full")
     import subprocess
 
-    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{tmp_path / 'full'}",
-                    str(tmp_path / "shallow")], check=True)
+    subprocess.run(
+        [
+            "git",
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            f"file://{tmp_path / 'full'}",
+            str(tmp_path / "shallow"),
+        ],
+        check=True,
+    )
     versions = template_versions(open_repo(tmp_path / "shallow"), CHECKLIST_PATH)
     assert len(versions) == 1
