@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "merge": ("changelog_tools.commands.merge", "merge"),
     "demo": ("changelog_tools.commands.demo", "demo"),
     "check": ("changelog_tools.commands.check", "check"),
+    "lint": ("changelog_tools.commands.lint", "lint"),
     "keys": ("changelog_tools.commands.keys", "keys"),
     "reuse-gate": ("changelog_tools.commands.reuse_gate", "reuse_gate"),
     "canonicalize": ("changelog_tools.commands.canonicalize", "canonicalize"),

@@ -25,6 +25,19 @@ CONFIG_FILENAME = ".changelog-tools.yaml"
 PYPROJECT_TABLE = "changelog-tools"
 
 _STR_LIST = {"type": "array", "items": {"type": "string", "minLength": 1}}
+# The rule ids of `lint` (changelog_tools/lint), in the order the docs list them.
+LINT_RULE_IDS = (
+    "master-schema",
+    "chat-template",
+    "spec-launchers",
+    "config-script",
+    "engine-patches",
+    "arch-overrides",
+    "images",
+    "engine-first",
+    "models",
+    "golden-al",
+)
 
 
 @dataclass(frozen=True)
@@ -235,6 +248,202 @@ OPTIONS: tuple[Option, ...] = (
         {"type": "string", "pattern": "^[A-Za-z0-9_.-]+$"},
         "Name of the git merge driver installed by `install-merge-driver`.",
     ),
+    # -- lint (changelog_tools/lint; docs/lint.md) -------------------------------------------
+    Option(
+        "lint-rules",
+        {},
+        {
+            "type": "object",
+            "propertyNames": {"enum": list(LINT_RULE_IDS)},
+            "additionalProperties": {"enum": ["on", "warning", "error", "off"]},
+        },
+        "`lint`: per rule id, `on` (its own severities), `warning` (every finding a warning), "
+        "`error` (every finding an error) or `off`. Rules not named are `on`.",
+    ),
+    Option(
+        "lint-allow",
+        [],
+        {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["rule", "reason"],
+                "properties": {
+                    "rule": {"enum": list(LINT_RULE_IDS)},
+                    "path": {"type": "string", "minLength": 1},
+                    "config-key": {"type": "string", "minLength": 1},
+                    "match": {"type": "string", "minLength": 1},
+                    "reason": {"type": "string", "minLength": 10},
+                },
+            },
+        },
+        "`lint`: findings to accept, each with a written `reason`: `rule` plus any of `path` "
+        "(glob), `config-key` (glob) and `match` (text the finding quotes). Read from the base "
+        "revision's configuration when the command reads one.",
+    ),
+    Option(
+        "lint-code-paths",
+        ["benchmarks/**", "runners/**", "configs/**"],
+        _STR_LIST,
+        "`lint`: gitignore-style patterns of the files whose added code `engine-patches` and "
+        "`arch-overrides` judge (comments dropped; the changelog is never judged).",
+    ),
+    Option(
+        "lint-harness-paths",
+        ["utils/evals/patches/**", "benchmarks/single_node/speedbench/**"],
+        _STR_LIST,
+        "`engine-patches`: harness paths whose patching is not an engine patch.",
+    ),
+    Option(
+        "lint-scripts",
+        ["benchmarks/**/*.sh"],
+        _STR_LIST,
+        "`lint`: patterns of benchmark scripts.",
+    ),
+    Option(
+        "lint-spec-scripts",
+        ["benchmarks/**/*_mtp.sh"],
+        _STR_LIST,
+        "`chat-template`: patterns of speculative-decoding benchmark scripts.",
+    ),
+    Option(
+        "lint-launchers",
+        ["runners/launch_*.sh"],
+        _STR_LIST,
+        "`spec-launchers`: patterns of the launchers that route a config to its script.",
+    ),
+    Option(
+        "lint-benchmark-client",
+        "run_benchmark_serving",
+        {"type": "string", "minLength": 1},
+        "`chat-template`: the shell function that runs the benchmark client.",
+    ),
+    Option(
+        "lint-benchmark-library",
+        ["benchmarks/benchmark_lib.sh"],
+        _STR_LIST,
+        "`chat-template`: files that define the benchmark client (their calls are not judged).",
+    ),
+    Option(
+        "lint-chat-template-flag",
+        "--use-chat-template",
+        {"type": "string", "minLength": 1},
+        "`chat-template`: the flag every benchmark call of a spec-decoding script passes.",
+    ),
+    Option(
+        "lint-chat-template-implied-by",
+        ["--dsv4"],
+        _STR_LIST,
+        "`chat-template`: flags known to imply the chat-template flag.",
+    ),
+    Option(
+        "lint-spec-flags",
+        r"--speculative-config|--speculative-algorithm|num_speculative_tokens",
+        {"type": "string", "minLength": 1, "format": "regex"},
+        "`chat-template`: regex of speculative-decoding flags; a script outside "
+        "`lint-spec-scripts` that uses them and calls the client gets a warning.",
+    ),
+    Option(
+        "lint-spec-suffixes",
+        {"mtp": "_mtp"},
+        {"type": "object", "additionalProperties": {"type": "string"}},
+        "`config-script`: the script-name suffix of each `spec-decoding` value (others: none).",
+    ),
+    Option(
+        "lint-spec-launcher-pattern",
+        r"""SPEC_DECODING[^=!\n]*==\s*["']?(?P<value>[A-Za-z0-9_-]+)""",
+        {"type": "string", "minLength": 1, "format": "regex"},
+        "`spec-launchers`: regex (group `value`) of a launcher line that maps a "
+        "`spec-decoding` value to a script suffix.",
+    ),
+    Option(
+        "lint-script-templates",
+        [
+            "benchmarks/single_node/{scenario}/{model-prefix}_{precision}_{sku}_{framework}"
+            "{spec-suffix}.sh",
+            "benchmarks/single_node/{scenario}/{model-prefix}_{precision}_{sku}{spec-suffix}.sh",
+        ],
+        {**_STR_LIST, "minItems": 1},
+        "`config-script`: the script names a launcher tries for a single-node entry, in order.",
+    ),
+    Option(
+        "lint-scenario-dirs",
+        {"fixed-seq-len": "fixed_seq_len", "agentic-coding": "agentic"},
+        {"type": "object", "additionalProperties": {"type": "string"}},
+        "`config-script`: the `{scenario}` directory of each scenario type.",
+    ),
+    Option(
+        "lint-sku-pattern",
+        r"(gb200|gb300|b200|b300|h100|h200|mi300x|mi325x|mi355x|rtx6000pro)",
+        {"type": "string", "minLength": 1, "format": "regex"},
+        "`lint`: regex whose first match in a config's `runner` is its SKU.",
+    ),
+    Option(
+        "lint-established-skus",
+        ["h100", "h200", "b200", "b300", "gb200", "gb300", "mi300x", "mi325x", "mi355x"],
+        _STR_LIST,
+        "`images`: SKUs whose vLLM and SGLang entries must use the upstream images.",
+    ),
+    Option(
+        "lint-upstream-images",
+        {
+            "vllm": r"^(docker\.io/)?vllm/vllm-openai(-rocm)?[:@]",
+            "sglang": r"^(docker\.io/)?lmsysorg/sglang(-rocm)?[:@]",
+        },
+        {"type": "object", "additionalProperties": {"type": "string", "format": "regex"}},
+        "`images`: per framework, the regex its image must match (`#` in an image is read as `/`).",
+    ),
+    Option(
+        "lint-engine-first-frameworks",
+        ["vllm", "sglang", "dynamo-vllm", "dynamo-sglang", "sglang-disagg"],
+        _STR_LIST,
+        "`engine-first`: frameworks that count as vLLM or SGLang; an entry of any other "
+        "framework needs one of these for the same model prefix and SKU.",
+    ),
+    Option(
+        "lint-waiver-dir",
+        "docs/waiver",
+        {"type": "string", "minLength": 1},
+        "`engine-patches`: directory of waivers, `<PR>.md`.",
+    ),
+    Option(
+        "lint-waiver-headings",
+        [
+            "What is patched",
+            "Why the unmodified upstream image cannot run",
+            "Upstream PR/issue",
+            "Removal plan",
+        ],
+        _STR_LIST,
+        "`engine-patches`: headings a new waiver must have.",
+    ),
+    Option(
+        "lint-arch-override-pattern",
+        r"--hf[-_]overrides|\bhf_overrides\b|--json-model-override-args|"
+        r"\bjson_model_override_args\b",
+        {"type": "string", "minLength": 1, "format": "regex"},
+        "`arch-overrides`: regex of flags that change a model's architecture or FLOPs.",
+    ),
+    Option(
+        "lint-models-file",
+        "MODELS.md",
+        {"type": "string", "minLength": 1},
+        "`models`: the file whose tables retire models and deprecate scenarios (read at the base).",
+    ),
+    Option(
+        "lint-golden-al-dir",
+        "golden_al_distribution",
+        {"type": "string", "minLength": 1},
+        "`golden-al`: directory of golden acceptance-length files, `<model-prefix>_*.yaml` or "
+        "`<model-prefix>-*.yaml` (read at the base).",
+    ),
+    Option(
+        "lint-agentic-scripts",
+        ["benchmarks/single_node/agentic/**"],
+        _STR_LIST,
+        "`golden-al`: patterns of agentic scripts (the only place synthetic acceptance belongs).",
+    ),
 )
 
 _BY_NAME = {o.name: o for o in OPTIONS}
@@ -271,6 +480,32 @@ class Config:
     drift_paths: tuple[str, ...]
     skip_sweep_marker: str
     merge_driver_name: str
+    lint_rules: Mapping[str, str]
+    lint_allow: tuple[Mapping[str, str], ...]
+    lint_code_paths: tuple[str, ...]
+    lint_harness_paths: tuple[str, ...]
+    lint_scripts: tuple[str, ...]
+    lint_spec_scripts: tuple[str, ...]
+    lint_launchers: tuple[str, ...]
+    lint_benchmark_client: str
+    lint_benchmark_library: tuple[str, ...]
+    lint_chat_template_flag: str
+    lint_chat_template_implied_by: tuple[str, ...]
+    lint_spec_flags: str
+    lint_spec_suffixes: Mapping[str, str]
+    lint_spec_launcher_pattern: str
+    lint_script_templates: tuple[str, ...]
+    lint_scenario_dirs: Mapping[str, str]
+    lint_sku_pattern: str
+    lint_established_skus: tuple[str, ...]
+    lint_upstream_images: Mapping[str, str]
+    lint_engine_first_frameworks: tuple[str, ...]
+    lint_waiver_dir: str
+    lint_waiver_headings: tuple[str, ...]
+    lint_arch_override_pattern: str
+    lint_models_file: str
+    lint_golden_al_dir: str
+    lint_agentic_scripts: tuple[str, ...]
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None
 

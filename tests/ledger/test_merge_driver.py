@@ -15,7 +15,18 @@ from changelog_tools import diagnostics as dx
 from changelog_tools.config import defaults
 from changelog_tools.ledger.mergedriver import driver_command, run_merge_driver
 from tests.conftest import commit_files, git, run_cli
-from tests.ledger.test_resolve import BASE, MAIN_1, MAIN_2, PR_1, PR_2, PULL, REPO, canon, entry, ledger
+from tests.ledger.test_resolve import (
+    BASE,
+    MAIN_1,
+    MAIN_2,
+    PR_1,
+    PR_2,
+    PULL,
+    REPO,
+    canon,
+    entry,
+    ledger,
+)
 
 CHANGELOG = "perf-changelog.yaml"
 CONFIG = f"repository: {REPO}\n"

@@ -1,0 +1,235 @@
+"""What the rules share: the two trees, what changed, the master configs and their entries.
+
+Everything is computed on first use, so a change that touches one script reads that script
+(and the master configs only when a rule about entries needs them), not the whole tree.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Protocol
+
+from changelog_tools import diagnostics as dx
+from changelog_tools.config import Config
+from changelog_tools.errors import ConfigError
+from changelog_tools.ledger import masterconfig as mc
+from changelog_tools.lint import codes, shell
+from changelog_tools.lint.paths import matches
+from changelog_tools.lint.tree import TreeView
+
+# Old InferenceX commits keep the master configs here; used when none of the configured exist.
+LEGACY_MASTER_DIR = ".github/configs"
+
+
+class Request(Protocol):
+    """What :class:`Context` reads of :class:`~changelog_tools.lint.engine.LintRequest`."""
+
+    @property
+    def head(self) -> TreeView: ...
+    @property
+    def base(self) -> TreeView | None: ...
+    @property
+    def changed(self) -> tuple[str, ...] | None: ...
+    @property
+    def pr(self) -> int | None: ...
+    @property
+    def now(self) -> datetime.date: ...
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A master-config entry (top-level key) at the head."""
+
+    name: str
+    path: str
+    line: int
+    value: Any  # the parsed mapping (or whatever the YAML holds)
+    file: mc.MasterFile
+
+    @property
+    def data(self) -> Mapping[str, Any]:
+        return self.value if isinstance(self.value, dict) else {}
+
+    def field(self, name: str) -> Any:
+        return self.data.get(name)
+
+    def line_of(self, *sub: str | int) -> int:
+        return self.file.line_of(self.name, *sub)
+
+    @property
+    def multinode(self) -> bool:
+        return self.data.get("multinode") is True
+
+    def rows(self) -> list[tuple[str, int, int, Mapping[str, Any]]]:
+        """(scenario type, group index, row index, row) of every search-space row."""
+        out: list[tuple[str, int, int, Mapping[str, Any]]] = []
+        scenarios = self.data.get(mc.SCENARIOS_FIELD)
+        if not isinstance(scenarios, dict):
+            return out
+        for scenario, groups in scenarios.items():
+            for g, group in enumerate(groups if isinstance(groups, list) else []):
+                rows = group.get(mc.SEARCH_SPACE_FIELD) if isinstance(group, dict) else None
+                for r, row in enumerate(rows if isinstance(rows, list) else []):
+                    if isinstance(row, dict):
+                        out.append((str(scenario), g, r, row))
+        return out
+
+
+def compile_option(config: Config, name: str, pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise ConfigError(f"option {name}: not a valid regular expression: {exc}") from None
+
+
+class Context:
+    def __init__(self, request: Request, config: Config) -> None:
+        self.request = request
+        self.config = config
+        self.head = request.head
+        self.base = request.base
+        self.audit = request.changed is None
+        self.changed = frozenset(request.changed or ())
+        self._texts: dict[tuple[bool, str], str | None] = {}
+
+    # -- files ----------------------------------------------------------------------------
+    def text(self, path: str, *, base: bool = False) -> str | None:
+        """``path`` decoded (undecodable bytes replaced) at the head, or at the base."""
+        key = (base, path)
+        if key not in self._texts:
+            tree = self.base if base else self.head
+            raw = tree.read(path) if tree is not None else None
+            self._texts[key] = None if raw is None else raw.decode("utf-8", errors="replace")
+        return self._texts[key]
+
+    def trusted_text(self, path: str) -> str | None:
+        """A trusted input: from the base when there is one, else (an audit) from the head."""
+        return self.text(path, base=self.base is not None)
+
+    @cached_property
+    def head_files(self) -> tuple[str, ...]:
+        return self.head.paths()
+
+    def files(self, patterns: Iterable[str]) -> list[str]:
+        """Head files matching ``patterns`` that this run judges: all of them in an audit, else
+        the ones the change added or modified."""
+        patterns = tuple(patterns)
+        if self.audit:
+            return [p for p in self.head_files if matches(p, patterns)]
+        return sorted(
+            p for p in self.changed if matches(p, patterns) and self.head.read(p) is not None
+        )
+
+    def exists(self, path: str) -> bool:
+        return path in set(self.head_files) if self.audit else self.head.read(path) is not None
+
+    def added(self, path: str) -> frozenset[int]:
+        """Line numbers of ``path`` the change added (every line in an audit or a new file)."""
+        head = self.text(path) or ""
+        if self.audit:
+            return shell.added_lines(None, head)
+        return shell.added_lines(self.text(path, base=True), head)
+
+    # -- master configs -------------------------------------------------------------------
+    @cached_property
+    def master_paths(self) -> tuple[str, ...]:
+        configured = tuple(self.config.master_configs)
+        if any(self.head.read(p) is not None for p in configured):
+            return configured
+        legacy = tuple(f"{LEGACY_MASTER_DIR}/{p.rsplit('/', 1)[-1]}" for p in configured)
+        if any(self.head.read(p) is not None for p in legacy):
+            return legacy
+        return configured
+
+    def _masters(self, tree: Any) -> mc.Masters:
+        sources = {p: tree.read(p) if tree is not None else None for p in self.master_paths}
+        return mc.load_masters(sources, report_missing=False)
+
+    @cached_property
+    def head_masters(self) -> mc.Masters:
+        return self._masters(self.head)
+
+    @cached_property
+    def base_masters(self) -> mc.Masters:
+        return self._masters(self.base)
+
+    @property
+    def masters_changed(self) -> bool:
+        return self.audit or any(p in self.changed for p in self.master_paths)
+
+    def entry(self, name: str) -> Entry:
+        master = self.head_masters.file_of(name)
+        key = master.keys[name]
+        return Entry(name, key.path, key.line, master.value(name), master)
+
+    @cached_property
+    def judged_entries(self) -> list[Entry]:
+        """Entries this run judges: all in an audit, else those the change adds or modifies."""
+        if not self.masters_changed:
+            return []
+        if self.audit or self.base is None:
+            names = self.head_masters.names
+        else:
+            names = [
+                c.name
+                for c in mc.changed_keys(self.base_masters, self.head_masters)
+                if c.kind in ("added", "modified")
+            ]
+        return [e for e in (self.entry(n) for n in names) if not mc.is_missing(e.value)]
+
+    @cached_property
+    def all_entries(self) -> list[Entry]:
+        """Every parseable entry at the head (parses every block: only rules that need it)."""
+        return [
+            e
+            for e in (self.entry(n) for n in self.head_masters.names)
+            if not mc.is_missing(e.value)
+        ]
+
+    def master_problems(self) -> list[dx.Diagnostic]:
+        """YAML problems found while parsing the master configs (once per run)."""
+        out: list[dx.Diagnostic] = []
+        for f in self.head_masters.files:
+            for d in f.diagnostics:
+                if d.code == dx.MASTER_INVALID:
+                    out.append(replace_code(d, codes.INPUT_UNREADABLE))
+        return out
+
+    # -- shared vocabulary ----------------------------------------------------------------
+    @cached_property
+    def sku_regex(self) -> re.Pattern[str]:
+        return compile_option(self.config, "lint-sku-pattern", self.config.lint_sku_pattern)
+
+    def sku(self, runner: Any) -> str | None:
+        if not isinstance(runner, str):
+            return None
+        found = self.sku_regex.search(runner)
+        return found.group(1) if found and found.groups() else found.group(0) if found else None
+
+    def allowed(
+        self, rule: str, *, path: str, key: str | None = None, text: str = ""
+    ) -> str | None:
+        """The reason of the first `lint-allow` entry that accepts this finding, or None."""
+        for allow in self.config.lint_allow:
+            if allow.get("rule") != rule:
+                continue
+            if "path" in allow and not matches(path, [allow["path"]]):
+                continue
+            if "config-key" in allow and (
+                key is None or not mc.wildcard_match(allow["config-key"], key)
+            ):
+                continue
+            if "match" in allow and allow["match"] not in text:
+                continue
+            return str(allow.get("reason", ""))
+        return None
+
+
+def replace_code(d: dx.Diagnostic, code: str) -> dx.Diagnostic:
+    from dataclasses import replace
+
+    return replace(d, code=code)

@@ -1,0 +1,146 @@
+"""Reading shell scripts the way the rules need: logical lines, comments dropped, added lines.
+
+Not a shell parser: quotes are tracked so that a ``#`` inside a string is kept, backslash
+continuations are joined into one logical line that keeps the number of its first physical
+line, and heredoc bodies are read like any other lines (their Python comments start with ``#``
+too).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LogicalLine:
+    line: int  # 1-based number of its first physical line
+    last: int  # number of its last physical line
+    text: str  # comments dropped, continuations joined with a space
+    offsets: tuple[int, ...] = ()  # where each physical line after the first starts in text
+
+    def line_at(self, position: int) -> int:
+        """The physical line holding ``text[position]``."""
+        line = self.line
+        for offset in self.offsets:
+            if position >= offset:
+                line += 1
+        return line
+
+
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+
+
+def _strip_line(raw: str, quote: str) -> tuple[str, str]:
+    """``raw`` without its comment, and the quote still open at its end."""
+    kept: list[str] = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if quote:
+            if c == "\\" and quote == '"' and i + 1 < len(raw):
+                kept.append(raw[i : i + 2])
+                i += 2
+                continue
+            if c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c == "\\" and i + 1 < len(raw):
+            kept.append(raw[i : i + 2])
+            i += 2
+            continue
+        elif c == "#" and (i == 0 or raw[i - 1] in " \t;&|("):
+            break
+        kept.append(c)
+        i += 1
+    return "".join(kept).rstrip(), quote
+
+
+def strip_comments(text: str) -> list[str]:
+    """The physical lines of ``text`` with comments removed (quotes respected).
+
+    A heredoc body is read line by line with no quote carried across lines (it is another
+    language: an apostrophe in a Python comment must not swallow the rest of the script).
+    """
+    out: list[str] = []
+    quote = ""
+    terminator: str | None = None
+    for raw in text.split("\n"):
+        if terminator is not None:
+            if raw.strip() == terminator:
+                terminator = None
+                out.append(raw.strip())
+                continue
+            out.append(_strip_line(raw, "")[0])
+            continue
+        line, quote = _strip_line(raw, quote)
+        out.append(line)
+        heredoc = _HEREDOC.search(line) if not quote else None
+        if heredoc is not None:
+            terminator = heredoc.group(2)
+    return out
+
+
+def heredocs(text: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, body) of every heredoc, numbered from the line that opens it."""
+    physical = text.split("\n")
+    out: list[tuple[int, int, str]] = []
+    stripped = strip_comments(text)
+    i = 0
+    while i < len(physical):
+        found = _HEREDOC.search(stripped[i])
+        if found is None:
+            i += 1
+            continue
+        end = i + 1
+        while end < len(physical) and physical[end].strip() != found.group(2):
+            end += 1
+        out.append((i + 1, min(end + 1, len(physical)), "\n".join(stripped[i + 1 : end])))
+        i = end + 1
+    return out
+
+
+def logical_lines(text: str) -> list[LogicalLine]:
+    physical = strip_comments(text)
+    out: list[LogicalLine] = []
+    parts: list[str] = []
+    first = 0
+
+    def close(last: int) -> None:
+        joined = ""
+        offsets: list[int] = []
+        for k, part in enumerate(parts):
+            if k:
+                joined += " "
+                offsets.append(len(joined))
+            joined += part
+        if joined.strip():
+            out.append(LogicalLine(first, last, joined, tuple(offsets)))
+
+    for number, line in enumerate(physical, start=1):
+        if not parts:
+            first = number
+        if line.endswith("\\") and not line.endswith("\\\\"):
+            parts.append(line[:-1].strip())
+            continue
+        parts.append(line.strip())
+        close(number)
+        parts = []
+    if parts:
+        close(len(physical))
+    return out
+
+
+def added_lines(base: str | None, head: str) -> frozenset[int]:
+    """1-based numbers of the head lines that are not in base (all of them when base is None)."""
+    head_lines = head.split("\n")
+    if base is None:
+        return frozenset(range(1, len(head_lines) + 1))
+    matcher = difflib.SequenceMatcher(None, base.split("\n"), head_lines, autojunk=False)
+    out: set[int] = set()
+    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            out.update(range(j1 + 1, j2 + 1))
+    return frozenset(out)
