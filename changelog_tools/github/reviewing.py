@@ -147,6 +147,12 @@ class ReviewingEndpoints:
             )
         return tuple(out)
 
+    def get_issue_comment(self, comment_id: int) -> Remark:
+        path = self._repo_path(f"/issues/comments/{comment_id}")
+        _, data = self._t.request("GET", path)
+        remark: Remark = self._t.parse(functools.partial(parse_remark, "issue_comment"), data, path)
+        return remark
+
     def comment_edits(self, node_ids: list[str]) -> dict[str, Edit]:
         """Who last edited each comment and when (GraphQL; REST does not say who)."""
         if not node_ids:
