@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lint": ("changelog_tools.commands.lint", "lint"),
     "keys": ("changelog_tools.commands.keys", "keys"),
     "reuse-gate": ("changelog_tools.commands.reuse_gate", "reuse_gate"),
+    "signoff": ("changelog_tools.commands.signoff", "signoff"),
     "canonicalize": ("changelog_tools.commands.canonicalize", "canonicalize"),
     "resolve": ("changelog_tools.commands.resolve", "resolve"),
     "merge-driver": ("changelog_tools.commands.merge_driver", "merge_driver"),
