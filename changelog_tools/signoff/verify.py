@@ -601,11 +601,11 @@ def _lint_checks(ctx: Context, head: Any, base: Any, paths: Sequence[str]) -> No
     result = run_lint(request, ctx.config, rules=set(LINT_CHECKS))
     for cid in LINT_CHECKS:
         outcome = result.outcome(cid)
+        if ctx.config.lint_rules.get(cid) == "off":
+            ctx.checks.append(Check(cid, "n/a", "turned off by the `lint-rules` option"))
+            continue
         if outcome is None:
             ctx.checks.append(Check(cid, "error", f"lint core has no `{cid}` rule yet"))
-            continue
-        if not outcome.enabled:
-            ctx.checks.append(Check(cid, "n/a", "turned off by the `lint-rules` option"))
             continue
         if not outcome.applicable:
             ctx.checks.append(Check(cid, "n/a", "nothing in this change for this rule"))

@@ -321,6 +321,25 @@ class GitOrigin:
             commits.append(FakeCommit(sha, message.strip(), parents.split()))
         return commits
 
+    def files(self, base: str, head: str) -> list[dict[str, Any]]:
+        """What ``GET /pulls/N/files`` lists: the diff from the merge base, renames found."""
+        merge_base = self._out("merge-base", base, head)
+        out = self._out("diff", "--name-status", "-M", "-z", merge_base, head)
+        fields = [f for f in out.split("\0") if f]
+        names = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "T": "changed"}
+        files: list[dict[str, Any]] = []
+        i = 0
+        while i < len(fields):
+            code = fields[i]
+            if code.startswith("R") or code.startswith("C"):
+                files.append({"filename": fields[i + 2], "previous_filename": fields[i + 1],
+                              "status": "renamed" if code[0] == "R" else "copied"})
+                i += 3
+            else:
+                files.append({"filename": fields[i + 1], "status": names.get(code[0], "modified")})
+                i += 2
+        return files
+
     def merge_tree(self, base: str, head: str) -> str | None:
         """The tree of merging ``head`` into ``base``, or None when they conflict."""
         proc = self.git("merge-tree", "--write-tree", "--no-messages", base, head)
@@ -1065,7 +1084,12 @@ class FakeGitHub:
         pull = self._find_pull(number)
         if pull is None:
             return _not_found()
-        return self._page(request, [dict(f) for f in pull.files])
+        files = pull.files
+        if not files and self.git is not None and pull.state == "open":
+            head, base = self.head_sha(pull), self.base_sha(pull)
+            if head and base:
+                files = self.git.files(base, head)
+        return self._page(request, [dict(f) for f in files[:3000]])  # GitHub's cap
 
     @route("GET", _R + r"/pulls/(?P<number>\d+)/reviews")
     def _pull_reviews(self, request: Request, number: str) -> Response:
