@@ -439,10 +439,18 @@ OPTIONS: tuple[Option, ...] = (
         "`<model-prefix>-*.yaml` (read at the base).",
     ),
     Option(
-        "lint-agentic-scripts",
-        ["benchmarks/single_node/agentic/**"],
+        "lint-golden-al-scripts",
+        ["benchmarks/single_node/agentic/*_mtp.sh"],
         _STR_LIST,
-        "`golden-al`: patterns of agentic scripts (the only place synthetic acceptance belongs).",
+        "`golden-al`: agentic speculative-decoding scripts, which must pin the golden "
+        "acceptance length.",
+    ),
+    Option(
+        "lint-agentic-scripts",
+        ["benchmarks/single_node/agentic/**", "benchmarks/multi_node/**"],
+        _STR_LIST,
+        "`golden-al`: where synthetic acceptance may be set (agentic scripts, and multi-node "
+        "servers whose recipes pin it); a benchmark script elsewhere that sets it is an error.",
     ),
     # -- signoff verify (issue 11) --
     Option(
@@ -581,6 +589,7 @@ class Config:
     lint_arch_override_pattern: str
     lint_models_file: str
     lint_golden_al_dir: str
+    lint_golden_al_scripts: tuple[str, ...]
     lint_agentic_scripts: tuple[str, ...]
     signoff_bot_login: str
     signoff_status_context: str
@@ -719,6 +728,26 @@ def load_config(explicit: Path | None = None, *, start: Path | None = None) -> C
     path, values = found
     _validate(values, path)
     return _build(values, path.parent, path)
+
+
+def values_from_text(text: str, *, name: str) -> dict[str, Any]:
+    """The validated option values of a configuration file's text (``name`` says which kind:
+    ``pyproject.toml`` or YAML), for reading a configuration at a git revision."""
+    if Path(name).name == "pyproject.toml":
+        try:
+            table = tomllib.loads(text).get("tool", {}).get(PYPROJECT_TABLE) or {}
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"cannot read {name}: {exc}") from None
+    else:
+        from changelog_tools import yamlload
+
+        try:
+            loaded = yamlload.load(text)
+        except yamlload.YamlProblem as exc:
+            raise ConfigError(f"{name}:{exc.line}:{exc.column}: {exc.message}") from None
+        table = {} if loaded.value is None else loaded.value
+    _validate(table, Path(name))
+    return dict(table)
 
 
 def _repo_root(start: Path) -> Path:

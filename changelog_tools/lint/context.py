@@ -95,6 +95,9 @@ class Context:
         self.audit = request.changed is None
         self.changed = frozenset(request.changed or ())
         self._texts: dict[tuple[bool, str], str | None] = {}
+        self._lines: dict[str, list[shell.LogicalLine]] = {}
+        self._stripped: dict[str, list[str]] = {}
+        self._added: dict[str, frozenset[int]] = {}
 
     # -- files ----------------------------------------------------------------------------
     def text(self, path: str, *, base: bool = False) -> str | None:
@@ -105,6 +108,18 @@ class Context:
             raw = tree.read(path) if tree is not None else None
             self._texts[key] = None if raw is None else raw.decode("utf-8", errors="replace")
         return self._texts[key]
+
+    def lines(self, path: str) -> list[shell.LogicalLine]:
+        """The logical lines of ``path`` at the head (parsed once per run)."""
+        if path not in self._lines:
+            self._lines[path] = shell.logical_lines(self.text(path) or "", self.stripped(path))
+        return self._lines[path]
+
+    def stripped(self, path: str) -> list[str]:
+        """The physical lines of ``path`` at the head with comments dropped (once per run)."""
+        if path not in self._stripped:
+            self._stripped[path] = shell.strip_comments(self.text(path) or "")
+        return self._stripped[path]
 
     def trusted_text(self, path: str) -> str | None:
         """A trusted input: from the base when there is one, else (an audit) from the head."""
@@ -129,10 +144,11 @@ class Context:
 
     def added(self, path: str) -> frozenset[int]:
         """Line numbers of ``path`` the change added (every line in an audit or a new file)."""
-        head = self.text(path) or ""
-        if self.audit:
-            return shell.added_lines(None, head)
-        return shell.added_lines(self.text(path, base=True), head)
+        if path not in self._added:
+            head = self.text(path) or ""
+            base = None if self.audit else self.text(path, base=True)
+            self._added[path] = shell.added_lines(base, head)
+        return self._added[path]
 
     # -- master configs -------------------------------------------------------------------
     @cached_property

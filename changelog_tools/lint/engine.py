@@ -69,6 +69,7 @@ RULE_MODULES: dict[str, str] = {
     "images": "entries",
     "engine-first": "entries",
     "models": "models",
+    "golden-al": "goldenal",
 }
 
 # What a rule function returns: (applicable, findings, judged).

@@ -5,9 +5,11 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from changelog_tools.config import Config
 from changelog_tools.errors import GitError
+from changelog_tools.gitrepo import GitRepo
 from changelog_tools.lint.engine import LintRequest, LintResult, run_lint
 from changelog_tools.lint.tree import GitTree
 
@@ -26,6 +28,34 @@ def _commit(repo: object, ref: str) -> str:
             hint="fetch it first (CI checkouts need `fetch-depth: 0`), or check the spelling",
         )
     return sha
+
+
+# Options that decide what a finding may get away with: read at the base, so a pull request
+# cannot allow its own violation or turn a rule off for itself.
+TRUSTED_OPTIONS = ("lint-allow", "lint-rules")
+
+
+def trusted_options(config: Config, repo: GitRepo, base_sha: str) -> Config:
+    """``config`` with the trusted options as the base revision's configuration file has them
+    (their defaults when the file is absent there); unchanged for a file outside the repo."""
+    from changelog_tools import gitrepo
+    from changelog_tools.config import OPTIONS, values_from_text
+    from changelog_tools.errors import UsageError
+
+    if config.source is None:
+        return config
+    try:
+        rel = gitrepo.repo_relative(repo, config.source)
+    except UsageError:
+        return config  # a configuration outside the repository is the caller's own
+    raw = repo.read_blob(base_sha, rel)
+    values = values_from_text(raw.decode("utf-8", errors="replace"), name=rel) if raw else {}
+    defaults = {o.name: o.default for o in OPTIONS}
+    changes: dict[str, Any] = {}
+    for name in TRUSTED_OPTIONS:
+        value = values.get(name, defaults[name])
+        changes[name.replace("-", "_")] = tuple(value) if isinstance(value, list) else value
+    return replace(config, **changes)
 
 
 def lint_git(
@@ -67,6 +97,8 @@ def lint_git(
         )
         how = f" (merge-base with {config.main_branch}, {base_sha[:12]})"
     base = GitTree(repo, base_sha) if base_sha else None
+    if base_sha is not None and not audit:
+        config = trusted_options(config, repo, base_sha)
     changed = None if audit or base_sha is None else tuple(repo.changed_paths(base_sha, head_sha))
     request = LintRequest(
         head=head,

@@ -115,34 +115,51 @@ def launcher_maps(ctx: Context, text: str) -> dict[str, int]:
     return found
 
 
-def check_spec_launchers(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[str]]:
-    from changelog_tools.lint.masterschema import spec_values
-
-    rule = "spec-launchers"
-    launchers = [p for p in ctx.head_files if _is_launcher(ctx, p)]
-    touched = ctx.audit or ctx.masters_changed or any(_is_launcher(ctx, p) for p in ctx.changed)
-    if not touched or not launchers:
-        return False, [], []
-    values = [v for v in spec_values() if v != NONE]
-    used: dict[str, tuple[str, str, int]] = {}  # value -> (entry, path, line) of a first use
-    for entry in ctx.all_entries:
+def _uses(ctx: Context, entries: list[Entry], values: list[str]) -> dict[str, tuple[str, str, int]]:
+    """value -> (entry, path, line) of its first use among ``entries``."""
+    used: dict[str, tuple[str, str, int]] = {}
+    for entry in entries:
         for scenario, g, r, row in entry.rows():
             spec = _spec_of(row)
             if spec in values and spec not in used:
                 line = entry.line_of("scenarios", scenario, g, "search-space", r, "spec-decoding")
                 used[spec] = (entry.name, entry.path, line)
+    return used
+
+
+def check_spec_launchers(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[str]]:
+    """An audit judges every launcher against every value. A change judges the launchers it
+    touches against every value (uses found in all entries), and every launcher against the
+    values its changed entries use, so an unrelated pull request is not told about latent gaps.
+    """
+    from changelog_tools.lint.masterschema import spec_values
+
+    rule = "spec-launchers"
+    touched = [p for p in ctx.changed if _is_launcher(ctx, p) and ctx.head.read(p) is not None]
+    if not (ctx.audit or touched or ctx.judged_entries):
+        return False, [], []
+    launchers = [p for p in ctx.head_files if _is_launcher(ctx, p)]
+    values = [v for v in spec_values() if v != NONE]
+    everywhere = _uses(ctx, ctx.all_entries, values) if ctx.audit or touched else {}
+    changed_uses = _uses(ctx, ctx.judged_entries, values) if not ctx.audit else {}
     out: list[dx.Diagnostic] = []
+    judged: list[str] = []
     for path in launchers:
-        text = ctx.text(path) or ""
-        maps = launcher_maps(ctx, text)
+        full = ctx.audit or path in touched
+        checked = values if full else list(changed_uses)
+        if not checked:
+            continue
+        maps = launcher_maps(ctx, ctx.text(path) or "")
         if not maps:
             continue  # a launcher that maps no value routes no spec script at all
+        judged.append(path)
         first = min(maps.values())
-        for value in values:
+        for value in checked:
             if value in maps or ctx.allowed(rule, path=path, text=value):
                 continue
-            if value in used:
-                name, where, line = used[value]
+            use = changed_uses.get(value) or everywhere.get(value)
+            if use is not None:
+                name, where, line = use
                 out.append(
                     dx.error(
                         codes.SPEC_UNMAPPED_USED,
@@ -166,7 +183,7 @@ def check_spec_launchers(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[
                         "schema's spec-decoding values",
                     )
                 )
-    return True, out, launchers
+    return bool(judged), out, judged
 
 
 def _is_launcher(ctx: Context, path: str) -> bool:

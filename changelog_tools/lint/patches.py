@@ -69,7 +69,7 @@ def find_patches(ctx: Context, path: str) -> list[Patch]:
     text = ctx.text(path) or ""
     added = ctx.added(path)
     out: list[Patch] = []
-    for line in shell.logical_lines(text):
+    for line in ctx.lines(path):
         if not any(n in added for n in range(line.line, line.last + 1)):
             continue
         t = line.text
@@ -88,7 +88,7 @@ def find_patches(ctx: Context, path: str) -> list[Patch]:
             what = "a patch script (" + _APPLY_PATCH_SCRIPT.search(t).group(0) + ")"  # type: ignore[union-attr]
         if what:
             out.append(Patch(path, line.line, what))
-    for first, last, body in shell.heredocs(text):
+    for first, last, body in shell.heredocs(text, ctx.stripped(path)):
         if not any(n in added for n in range(first, last + 1)):
             continue
         if (
@@ -195,9 +195,8 @@ def check_arch_overrides(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[
     files = _code_files(ctx)
     out: list[dx.Diagnostic] = []
     for path in files:
-        text = ctx.text(path) or ""
         added = ctx.added(path)
-        for line in shell.logical_lines(text):
+        for line in ctx.lines(path):
             found = pattern.search(line.text)
             if found is None:
                 continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from changelog_tools import diagnostics as dx
-from changelog_tools.lint import codes, shell
+from changelog_tools.lint import codes
 from changelog_tools.lint.context import Context, compile_option
 from changelog_tools.lint.launchers import entry_scripts
 from changelog_tools.lint.paths import matches
@@ -63,7 +63,7 @@ def check(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[str]]:
     for path in sorted(spec_scripts):
         if matches(path, cfg.lint_benchmark_library):
             continue
-        lines = shell.logical_lines(ctx.text(path) or "")
+        lines = ctx.lines(path)
         calls = [
             ln for ln in lines if calls_re.search(ln.text) and not _definition(ln.text, client)
         ]
@@ -101,7 +101,7 @@ def check(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[str]]:
     for path in others:
         if matches(path, cfg.lint_benchmark_library):
             continue
-        lines = shell.logical_lines(ctx.text(path) or "")
+        lines = ctx.lines(path)
         calls = [
             ln for ln in lines if calls_re.search(ln.text) and not _definition(ln.text, client)
         ]

@@ -32,30 +32,45 @@ class LogicalLine:
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 
 
+_SPECIAL = re.compile(r"[#'\"\\\\]")
+
+
 def _strip_line(raw: str, quote: str) -> tuple[str, str]:
     """``raw`` without its comment, and the quote still open at its end."""
-    kept: list[str] = []
+    if not quote and _SPECIAL.search(raw) is None:
+        return raw.rstrip(), ""  # the common line: nothing to track
     i = 0
-    while i < len(raw):
-        c = raw[i]
+    n = len(raw)
+    while i < n:
         if quote:
-            if c == "\\" and quote == '"' and i + 1 < len(raw):
-                kept.append(raw[i : i + 2])
-                i += 2
+            # Jump to the closing quote (or, in double quotes, the next escape).
+            stops = '\\"' if quote == '"' else "'"
+            j = i
+            while j < n and raw[j] not in stops:
+                j += 1
+            if j >= n:
+                return raw.rstrip(), quote
+            if raw[j] == "\\":
+                i = j + 2
                 continue
-            if c == quote:
-                quote = ""
-        elif c in "'\"":
-            quote = c
-        elif c == "\\" and i + 1 < len(raw):
-            kept.append(raw[i : i + 2])
-            i += 2
+            quote = ""
+            i = j + 1
             continue
-        elif c == "#" and (i == 0 or raw[i - 1] in " \t;&|("):
+        m = _SPECIAL.search(raw, i)
+        if m is None:
             break
-        kept.append(c)
-        i += 1
-    return "".join(kept).rstrip(), quote
+        j = m.start()
+        c = raw[j]
+        if c == "\\":
+            i = j + 2
+        elif c == "#":
+            if j == 0 or raw[j - 1] in " \t;&|(":
+                return raw[:j].rstrip(), ""
+            i = j + 1
+        else:
+            quote = c
+            i = j + 1
+    return raw.rstrip(), quote
 
 
 def strip_comments(text: str) -> list[str]:
@@ -83,11 +98,13 @@ def strip_comments(text: str) -> list[str]:
     return out
 
 
-def heredocs(text: str) -> list[tuple[int, int, str]]:
-    """(first line, last line, body) of every heredoc, numbered from the line that opens it."""
+def heredocs(text: str, stripped: list[str] | None = None) -> list[tuple[int, int, str]]:
+    """(first line, last line, body) of every heredoc, numbered from the line that opens it.
+
+    ``stripped`` is :func:`strip_comments` of ``text`` when the caller already has it."""
     physical = text.split("\n")
     out: list[tuple[int, int, str]] = []
-    stripped = strip_comments(text)
+    stripped = strip_comments(text) if stripped is None else stripped
     i = 0
     while i < len(physical):
         found = _HEREDOC.search(stripped[i])
@@ -102,8 +119,8 @@ def heredocs(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def logical_lines(text: str) -> list[LogicalLine]:
-    physical = strip_comments(text)
+def logical_lines(text: str, stripped: list[str] | None = None) -> list[LogicalLine]:
+    physical = strip_comments(text) if stripped is None else stripped
     out: list[LogicalLine] = []
     parts: list[str] = []
     first = 0

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from changelog_tools.gitrepo import GitRepo
+from changelog_tools.gitrepo import GitRepo, read_object
 
 
 class TreeView(Protocol):
@@ -38,21 +38,30 @@ class GitTree:
 
     repo: GitRepo
     ref: str
-    # Caches: a rule may ask twice for the same file; listing the tree is one git call.
+    # Caches: a rule may ask twice for the same file; listing the tree is one git call, and
+    # once it is listed a file is read by its object id (no tree walk per path).
     _blobs: dict[str, bytes | None] = field(default_factory=dict, compare=False, repr=False)
-    _listing: list[tuple[str, ...]] = field(default_factory=list, compare=False, repr=False)
+    _listing: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    _listed: list[bool] = field(default_factory=list, compare=False, repr=False)
 
     def read(self, path: str) -> bytes | None:
         if path not in self._blobs:
-            self._blobs[path] = self.repo.read_blob(self.ref, path)
+            if self._listed:
+                sha = self._listing.get(path)
+                self._blobs[path] = read_object(self.repo, sha) if sha else None
+            else:
+                self._blobs[path] = self.repo.read_blob(self.ref, path)
         return self._blobs[path]
 
     def paths(self, prefix: str = "") -> tuple[str, ...]:
-        if not self._listing:
-            out = self.repo.git("ls-tree", "-r", "-z", "--name-only", "--full-tree", self.ref,
-                                strip=False)  # fmt: skip
-            self._listing.append(tuple(sorted(p for p in out.split("\0") if p)))
-        return tuple(p for p in self._listing[0] if _under(p, prefix))
+        if not self._listed:
+            out = self.repo.git("ls-tree", "-r", "-z", "--full-tree", self.ref, strip=False)
+            for record in out.split("\0"):
+                meta, tab, name = record.partition("\t")
+                if tab and meta.split(" ")[1:2] == ["blob"]:
+                    self._listing[name] = meta.split(" ")[2]
+            self._listed.append(True)
+        return tuple(sorted(p for p in self._listing if _under(p, prefix)))
 
 
 @dataclass(frozen=True)

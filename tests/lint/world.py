@@ -130,3 +130,65 @@ def found(result: LintResult) -> list[tuple[str, str, int | None]]:
 
 def severities(result: LintResult) -> list[tuple[str, dx.Severity]]:
     return sorted((d.code, d.severity) for d in result.findings)
+
+
+MODELS_MD = """# Models
+
+## Deprecation Notice
+
+### Monday, August 3, 2026
+
+**Monday, August 3, 2026** is the last day for the scenarios listed below.
+
+| Model | Deprecated | Remains |
+|---|---|---|
+| Beta (`beta`) | All **bf16** recipes, in every scenario | fp8 and fp4 recipes |
+
+| Model | Deprecated arm | Published arm |
+|---|---|---|
+| Alpha (`alpha`) | Agentic coding, non-MTP | Agentic coding, MTP |
+
+**Status: not yet enacted.** Every non-spec-decode agentic arm above still runs.
+
+## Scenarios
+
+| Scenario | ISL/OSL | Status |
+|---|---|---|
+| Single-turn 8k1k | 8192 / 1024 | Active. |
+| Single-turn 1k1k | 1024 / 1024 | **Deprecated for all models** since 2026-07-17 (#1). |
+
+## Model support matrix
+
+| Model | Prefix | Date added | Active scenarios | Deprecated scenarios |
+|---|---|---|---|---|
+| Alpha | `alpha` | 2026-01-01 | Single-turn 8k1k | |
+| Beta | `beta` | 2026-01-01 | Single-turn 8k1k | |
+| Omega | `omega` | 2025-01-01 | None (retired 2026-07-18, #2) | Single-turn 8k1k |
+"""
+
+GOLDEN = """# key = num_speculative_tokens; value = golden AL
+alpha-model:
+  thinking_on:
+    1: 1.80
+    2: 2.30
+    3: 2.50
+  thinking_off:
+    3: 2.90
+"""
+
+AGENTIC_MTP = """#!/usr/bin/env bash
+# golden-al: golden_al_distribution/alpha_mtp.yaml alpha-model thinking_on 3
+export SGLANG_SIMULATE_ACC_LEN=2.50
+python3 -m sglang.launch_server --model-path "$MODEL" \\
+    --speculative-algorithm EAGLE --speculative-num-steps 3 &
+run_agentic_replay_and_write_outputs
+"""
+
+BASE_FILES.update(
+    {
+        "MODELS.md": MODELS_MD,
+        "golden_al_distribution/alpha_mtp.yaml": GOLDEN,
+        "benchmarks/single_node/agentic/alpha_fp8_h200_mtp.sh": AGENTIC_MTP,
+        "docs/waiver/3.md": "# Waiver\\n\\n## What is patched\\n\\n`old_patch.sh` rewrites x.\\n",
+    }
+)
