@@ -80,7 +80,7 @@ def pr_from_event(event_name: str | None, event: Mapping[str, Any]) -> int | Ski
     if event_name == "issue_comment":
         issue = event.get("issue") if isinstance(event.get("issue"), dict) else {}
         assert isinstance(issue, dict)
-        if not issue.get("pull_request"):
+        if issue.get("pull_request") is None:  # GitHub sets it (an object) only on PRs
             return Skip("a comment on an issue, not a pull request")
         number = issue.get("number")
     elif event_name in ("pull_request_review", "pull_request_review_comment", "pull_request_target",
@@ -703,10 +703,13 @@ def _recipe(ctx: Context, paths: Sequence[str], keys: Mapping[str, Any],
         return Check("recipe", "n/a", "no single-node vLLM/SGLang change")
     patterns = [re.compile(p) for p in ctx.config.signoff_recipe_links]
     links: list[tuple[str, re.Match[str]]] = []
+    seen: set[str] = set()
     for c in valid:
         for p in patterns:
-            for m in p.finditer(c.parsed.detail + "\n" + c.remark.body):
-                links.append((c.author, m))
+            for m in p.finditer(c.remark.body):
+                if m.group(0) not in seen:
+                    seen.add(m.group(0))
+                    links.append((c.author, m))
     if not links:
         return Check("recipe", "fail",
                      "single-node vLLM/SGLang change, but no sign-off links an upstream recipe "

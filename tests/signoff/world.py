@@ -18,7 +18,7 @@ from changelog_tools.github.adapter import make_github
 from changelog_tools.gitrepo import open_repo
 from changelog_tools.signoff.verify import Outcome, run_verify
 from changelog_tools.testing.fakegithub import FakeGitHub
-from tests.checkdata import BASE, MASTER_A, MASTER_B, MASTERS_A, MASTERS_B, REPO, entry
+from tests.checkdata import MASTER_A, MASTER_B, REPO, entry
 from tests.conftest import commit_files, git
 from tests.signoff.checklists import CHECKLIST_PATH, signoff_from, versions_on_disk
 
@@ -44,7 +44,28 @@ github-retry-backoff: 0
 github-write-interval: 0
 """
 CURRENT = versions_on_disk()[-1][1]
-HEAD_KEY = "alpha-fp8-gpu-a-vllm"
+HEAD_KEY = "alpha-fp8-b200-vllm"
+
+
+def master(key: str, *, image: str, prefix: str, runner: str, precision: str, framework: str,
+           multinode: bool = False) -> bytes:  # fmt: skip
+    return (
+        f"{key}:\n  image: {image}\n  model: example/{prefix}\n  model-prefix: {prefix}\n"
+        f"  runner: {runner}\n  precision: {precision}\n  framework: {framework}\n"
+        f"  multinode: {str(multinode).lower()}\n  scenarios:\n    fixed-seq-len:\n"
+        "    - isl: 1024\n      osl: 1024\n      search-space:\n"
+        "      - { tp: 4, conc-start: 4, conc-end: 64 }\n"
+    ).encode()
+
+
+MASTERS_A = master(HEAD_KEY, image="vllm/vllm-openai:v0.10.0", prefix="alpha", runner="b200",
+                   precision="fp8", framework="vllm")  # fmt: skip
+MASTERS_B = master("beta-fp4-b300-sglang", image="lmsysorg/sglang:v0.5.0", prefix="beta",
+                   runner="b300", precision="fp4", framework="sglang")  # fmt: skip
+BASE = entry(HEAD_KEY, link="https://github.com/example-org/bench/pull/1", description="first")
+BASE += b"\n" + entry("beta-fp4-b300-sglang", link="https://github.com/example-org/bench/pull/2",
+                      description="second")  # fmt: skip
+RECIPE = "https://github.com/vllm-project/recipes/pull/42"
 GOOD_ROWS = [
     {"config_key": HEAD_KEY, "task": "gsm8k", "score": 0.95},
 ]
@@ -68,10 +89,13 @@ def zip_bytes(files: dict[str, str]) -> bytes:
     return buffer.getvalue()
 
 
-def signoff(login: str, *, detail: str | None = None, check: bool = True) -> str:
+def signoff(login: str, *, detail: str | None = f"- recipe: {RECIPE}", check: bool = True) -> str:
     body = signoff_from(CURRENT, login, check=check)
     if detail is not None:
-        body = body.replace("- insert any additional info here", detail)
+        if "insert any additional info here" in body:
+            body = body.replace("- insert any additional info here", detail)
+        else:  # a template version without a detail section
+            body = body.replace("Signed:", f"{detail}\n\nSigned:")
     return "Looks good to me.\n\n" + body
 
 
@@ -113,7 +137,7 @@ class World:
         git(self.author, "checkout", "-q", "-B", f"pr-{number}", "origin/main")
         if files is None:
             files = {
-                MASTER_A: MASTERS_A.replace(b"example/vllm:1.0", b"example/vllm:1.1"),
+                MASTER_A: MASTERS_A.replace(b"v0.10.0", b"v0.10.1"),
                 "perf-changelog.yaml": BASE + b"\n" + entry(HEAD_KEY, description="bump"),
             }
         sha = self.push(number, files, f"PR {number}")
@@ -201,6 +225,9 @@ def build_world(root: Path, *, authorize_reuse: bool = True) -> World:
     fake = FakeGitHub(REPO, git_origin=origin, token=TOKEN, actor=BOT, actor_association="NONE")
     fake.start()
     fake.add_team("example-org/core", ["core-1", "core-2"])
+    fake.add_foreign_pull("vllm-project/recipes", 42, state="closed", merged=True,
+                          merged_at="2026-08-01T00:00:00Z")  # fmt: skip
+    fake.add_foreign_pull("vllm-project/recipes", 43, state="open")
     for login, permission in {
         "amd-a": "write",
         "amd-b": "write",
