@@ -48,21 +48,42 @@ def signoff() -> None:
 
 
 @signoff.command("verify")
-@click.option("--pr", "pr_number", type=click.IntRange(min=1),
-              help="Pull request number  [default: from $GITHUB_EVENT_PATH]")  # fmt: skip
-@click.option("--dry-run", is_flag=True,
-              help="Decide and print, but post no comment and no status.")  # fmt: skip
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]),
-              default="text", show_default=True,
-              help="text: a summary; json: one object on stdout; markdown: the verdict comment.")  # fmt: skip
-@click.option("--now", "now_text", metavar="ISO8601",
-              help="Evaluation time (for date-dependent rules)  [default: now]")  # fmt: skip
-@click.option("--repo", "repository",
-              help="OWNER/NAME  [default: $GITHUB_REPOSITORY, else config `repository`]")  # fmt: skip
-@click.option("--checkout", type=click.Path(file_okay=False, exists=True, path_type=Path),
-              default=Path("."), show_default=True,
-              help="Checkout of the DEFAULT branch, with history: CODEOWNERS, the checklist and "
-              "its versions, thresholds and policy files are read from it.")  # fmt: skip
+@click.option(
+    "--pr",
+    "pr_number",
+    type=click.IntRange(min=1),
+    help="Pull request number  [default: from $GITHUB_EVENT_PATH]",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="Decide and print, but post no comment and no status."
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="text: a summary; json: one object on stdout; markdown: the verdict comment.",
+)
+@click.option(
+    "--now",
+    "now_text",
+    metavar="ISO8601",
+    help="Evaluation time (for date-dependent rules)  [default: now]",
+)
+@click.option(
+    "--repo",
+    "repository",
+    help="OWNER/NAME  [default: $GITHUB_REPOSITORY, else config `repository`]",
+)
+@click.option(
+    "--checkout",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Checkout of the DEFAULT branch, with history: CODEOWNERS, the checklist and "
+    "its versions, thresholds and policy files are read from it.",
+)
 @config_option
 def verify(
     pr_number: int | None,

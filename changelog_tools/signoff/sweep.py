@@ -47,8 +47,9 @@ def judge_jobs(run: WorkflowRun, jobs: Sequence[Job], rules: JobRules) -> Check:
             skipped += 1  # skipped, neutral, still running: neither for nor against
     evidence = ({"run": run.id, "url": run.html_url, "head-sha": run.head_sha},)
     if bad:
-        return Check("sweep", "fail", f"run {run.id} has failed sweep jobs: {', '.join(bad)}",
-                     evidence)  # fmt: skip
+        return Check(
+            "sweep", "fail", f"run {run.id} has failed sweep jobs: {', '.join(bad)}", evidence
+        )
     missing = [w for w, got in (("benchmark", bench_ok), ("eval", eval_ok)) if not got]
     if missing:
         extra = f" ({skipped} skipped)" if skipped else ""
@@ -96,8 +97,12 @@ def threshold(thresholds: Mapping[str, Any], prefix: str, task: str) -> float | 
     return float(value) if isinstance(value, int | float) else None
 
 
-_FIELDS = (("model-prefix", "model_prefix"), ("runner", "hw"), ("framework", "framework"),
-           ("precision", "precision"))  # fmt: skip
+_FIELDS = (
+    ("model-prefix", "model_prefix"),
+    ("runner", "hw"),
+    ("framework", "framework"),
+    ("precision", "precision"),
+)
 
 
 def _row_matches(row: Mapping[str, Any], key: str, entry: Mapping[str, Any]) -> bool:
@@ -146,6 +151,8 @@ def judge_evals(
     if problems:
         return Check("evals", "fail", "; ".join(problems[:5]), tuple(evidence))
     return Check(
-        "evals", "pass", f"{len(keys)} config key(s) meet their thresholds (run {run_id})",
+        "evals",
+        "pass",
+        f"{len(keys)} config key(s) meet their thresholds (run {run_id})",
         tuple(evidence),
-    )  # fmt: skip
+    )

@@ -83,8 +83,12 @@ def pr_from_event(event_name: str | None, event: Mapping[str, Any]) -> int | Ski
         if issue.get("pull_request") is None:  # GitHub sets it (an object) only on PRs
             return Skip("a comment on an issue, not a pull request")
         number = issue.get("number")
-    elif event_name in ("pull_request_review", "pull_request_review_comment", "pull_request_target",
-                        "pull_request"):  # fmt: skip
+    elif event_name in (
+        "pull_request_review",
+        "pull_request_review_comment",
+        "pull_request_target",
+        "pull_request",
+    ):
         pull = event.get("pull_request") if isinstance(event.get("pull_request"), dict) else {}
         assert isinstance(pull, dict)
         number = pull.get("number")
@@ -317,9 +321,13 @@ def evaluate(
     # fresh
     stale = [c for c in cands if not c.fresh.fresh]
     if relevant:
-        ctx.checks.append(Check("fresh", "pass",
-                                f"{len(relevant)} sign-off(s) from code owners are fresh for "
-                                f"{head[:7]}"))  # fmt: skip
+        ctx.checks.append(
+            Check(
+                "fresh",
+                "pass",
+                f"{len(relevant)} sign-off(s) from code owners are fresh for {head[:7]}",
+            )
+        )
     else:
         why = f"no fresh sign-off from a code owner for {head[:7]}"
         if stale:
@@ -341,14 +349,23 @@ def evaluate(
             ctx.details["coverage"] = [row.to_json() for row in cov]
             bare = [row.path for row in cov if not row.covered_by]
             if bare:
-                ctx.checks.append(Check("codeowners", "fail",
-                                        f"{len(bare)} changed path(s) not covered by a valid "
-                                        f"sign-off: {', '.join(bare[:5])}"))  # fmt: skip
+                ctx.checks.append(
+                    Check(
+                        "codeowners",
+                        "fail",
+                        f"{len(bare)} changed path(s) not covered by a valid "
+                        f"sign-off: {', '.join(bare[:5])}",
+                    )
+                )
             else:
                 signers = sorted({b for row in cov for b in row.covered_by})
-                ctx.checks.append(Check("codeowners", "pass",
-                                        f"all {len(cov)} changed path(s) covered by "
-                                        f"{', '.join(signers)}"))  # fmt: skip
+                ctx.checks.append(
+                    Check(
+                        "codeowners",
+                        "pass",
+                        f"all {len(cov)} changed path(s) covered by {', '.join(signers)}",
+                    )
+                )
         elif not ctx.checks or ctx.checks[-1].id != "codeowners":
             ctx.checks.append(Check("codeowners", "pass", "the PR changes no path"))
 
@@ -374,8 +391,9 @@ def evaluate(
             parts.append(f"@{c.author}: {text}")
         ctx.checks.append(Check("checklist", "fail", "; ".join(parts)))
     else:
-        ctx.checks.append(Check("checklist", "pass",
-                                f"{len(relevant)} sign-off(s) match the current checklist"))  # fmt: skip
+        ctx.checks.append(
+            Check("checklist", "pass", f"{len(relevant)} sign-off(s) match the current checklist")
+        )
 
     comments = [_as_comment(r) for r in remarks if r.kind == "issue_comment"]
     run = _reuse_and_sweep(ctx, comments, {c.sha for c in commits})
@@ -440,8 +458,9 @@ def _candidates(
     edits = ctx.gh.comment_edits([n for n in need if n]) if need else {}
     per_author: dict[str, Candidate] = {}
     for r, parsed in raw:
-        fr = freshness(r, head_sha=ctx.pr.head_sha, appeared=appeared,
-                       edit=edits.get(r.node_id or ""))  # fmt: skip
+        fr = freshness(
+            r, head_sha=ctx.pr.head_sha, appeared=appeared, edit=edits.get(r.node_id or "")
+        )
         cand = Candidate(r, parsed, fr)
         key = (r.author or "").lower()
         when = fr.effective_at or datetime.min.replace(tzinfo=UTC)
@@ -503,14 +522,24 @@ def _reuse_and_sweep(
         comments, command=policy.command, allowed=policy.allowed_associations
     )
     if auth is None:
-        ctx.checks.append(Check("reuse-authorization", "fail",
-                                f"no authorized `{policy.command}` comment (from "
-                                f"{', '.join(policy.allowed_associations)})"))  # fmt: skip
+        ctx.checks.append(
+            Check(
+                "reuse-authorization",
+                "fail",
+                f"no authorized `{policy.command}` comment (from "
+                f"{', '.join(policy.allowed_associations)})",
+            )
+        )
     else:
         pinned = f" pinning run {auth.run_id}" if auth.run_id else ""
-        ctx.checks.append(Check("reuse-authorization", "pass",
-                                f"authorized by {auth.describe()}{pinned}",
-                                ({"comment": auth.comment_id, "url": auth.url},)))  # fmt: skip
+        ctx.checks.append(
+            Check(
+                "reuse-authorization",
+                "pass",
+                f"authorized by {auth.describe()}{pinned}",
+                ({"comment": auth.comment_id, "url": auth.url},),
+            )
+        )
     frozen = frozenset(shas)
     run: WorkflowRun | None = None
     why = ""
@@ -520,27 +549,39 @@ def _reuse_and_sweep(
         except NotFoundError:
             candidate, why = None, f"pinned run {auth.run_id} does not exist"
         if candidate is not None:
-            problem = reuse.run_problem(candidate, pr_number=ctx.pr.number, commit_shas=frozen,
-                                        policy=policy, pinned=False)  # fmt: skip
+            problem = reuse.run_problem(
+                candidate, pr_number=ctx.pr.number, commit_shas=frozen, policy=policy, pinned=False
+            )
             run, why = (candidate, "") if problem is None else (None, f"pinned {problem.message}")
     else:
         skipped = 0
         for candidate in ctx.gh.iter_workflow_runs(
             policy.workflow, event="pull_request", branch=ctx.pr.head_ref, status="completed"
         ):
-            if reuse.run_problem(candidate, pr_number=ctx.pr.number, commit_shas=frozen,
-                                 policy=policy, pinned=False) is None:  # fmt: skip
+            if (
+                reuse.run_problem(
+                    candidate,
+                    pr_number=ctx.pr.number,
+                    commit_shas=frozen,
+                    policy=policy,
+                    pinned=False,
+                )
+                is None
+            ):
                 run = candidate
                 break
             skipped += 1
         if run is None:
-            why = (f"no successful {policy.workflow} run on a commit still in PR "
-                   f"#{ctx.pr.number} ({skipped} other completed run(s) checked)")  # fmt: skip
+            why = (
+                f"no successful {policy.workflow} run on a commit still in PR "
+                f"#{ctx.pr.number} ({skipped} other completed run(s) checked)"
+            )
     if run is None:
         ctx.checks.append(Check("sweep", "fail", why))
         return None
-    rules = JobRules(ctx.config.signoff_bench_jobs, ctx.config.signoff_eval_jobs,
-                     ctx.config.signoff_ignored_jobs)  # fmt: skip
+    rules = JobRules(
+        ctx.config.signoff_bench_jobs, ctx.config.signoff_eval_jobs, ctx.config.signoff_ignored_jobs
+    )
     ctx.checks.append(judge_jobs(run, ctx.gh.list_run_jobs(run.id), rules))
     return run
 
@@ -552,8 +593,14 @@ def _lint_and_data(ctx: Context, paths: Sequence[str]) -> tuple[Any, Any, str] |
     repo = ctx.trusted.repo
     ref = PRIVATE_REF.format(n=ctx.pr.number)
     ctx.log(f"fetching refs/pull/{ctx.pr.number}/head into {ref} (data only, never checked out)")
-    repo.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", ctx.config.remote,
-             f"+refs/pull/{ctx.pr.number}/head:{ref}")  # fmt: skip
+    repo.git(
+        "fetch",
+        "--quiet",
+        "--no-tags",
+        "--no-write-fetch-head",
+        ctx.config.remote,
+        f"+refs/pull/{ctx.pr.number}/head:{ref}",
+    )
     fetched = repo.rev_parse(ref)
     if fetched != ctx.pr.head_sha:
         raise GitError(
@@ -596,8 +643,13 @@ def _lint_checks(ctx: Context, head: Any, base: Any, paths: Sequence[str]) -> No
 
     from changelog_tools.diagnostics import Severity
 
-    request = LintRequest(head=head, base=base, changed=tuple(paths), pr=ctx.pr.number,
-                          now=ctx.now.date() if isinstance(ctx.now, dt.datetime) else ctx.now)  # fmt: skip
+    request = LintRequest(
+        head=head,
+        base=base,
+        changed=tuple(paths),
+        pr=ctx.pr.number,
+        now=ctx.now.date() if isinstance(ctx.now, dt.datetime) else ctx.now,
+    )
     result = run_lint(request, ctx.config, rules=set(LINT_CHECKS))
     for cid in LINT_CHECKS:
         outcome = result.outcome(cid)
@@ -619,14 +671,25 @@ def _lint_checks(ctx: Context, head: Any, base: Any, paths: Sequence[str]) -> No
         if errors:
             first = errors[0]
             where = f"{first.path}:{first.line}" if first.line else f"{first.path}"
-            ctx.checks.append(Check(cid, "fail", f"{len(errors)} finding(s); first: {where}: "
-                                                 f"{first.message}", evidence))  # fmt: skip
+            ctx.checks.append(
+                Check(
+                    cid,
+                    "fail",
+                    f"{len(errors)} finding(s); first: {where}: {first.message}",
+                    evidence,
+                )
+            )
         elif warnings:
-            ctx.checks.append(Check(cid, "attested", f"{len(warnings)} finding(s) need a human; "
-                                                     "attested by the checked item", evidence))  # fmt: skip
+            ctx.checks.append(
+                Check(
+                    cid,
+                    "attested",
+                    f"{len(warnings)} finding(s) need a human; attested by the checked item",
+                    evidence,
+                )
+            )
         else:
-            ctx.checks.append(Check(cid, "pass", f"{len(outcome.judged)} item(s) judged",
-                                    evidence))  # fmt: skip
+            ctx.checks.append(Check(cid, "pass", f"{len(outcome.judged)} item(s) judged", evidence))
 
 
 def _changelog_checks(ctx: Context, head: Any, base: Any) -> tuple[dict[str, Any], Check]:
@@ -642,9 +705,15 @@ def _changelog_checks(ctx: Context, head: Any, base: Any) -> tuple[dict[str, Any
         return {}, Check("append-only", "n/a", f"the PR has no {cfg.changelog}")
     masters_head = {p: head.read(p) for p in cfg.master_configs}
     masters_base = {p: base.read(p) for p in cfg.master_configs}
-    result = check_change(base=base.read(cfg.changelog), head=head_raw, config=cfg, mode="pr",
-                          pr=ctx.pr.number, masters_base=masters_base,
-                          masters_head=masters_head)  # fmt: skip
+    result = check_change(
+        base=base.read(cfg.changelog),
+        head=head_raw,
+        config=cfg,
+        mode="pr",
+        pr=ctx.pr.number,
+        masters_base=masters_base,
+        masters_head=masters_head,
+    )
     data = result.report.data
     entries = data.get("entries") or []
     masters = load_masters(masters_head, report_missing=False)
@@ -657,13 +726,18 @@ def _changelog_checks(ctx: Context, head: Any, base: Any) -> tuple[dict[str, Any
     errors = [d for d in result.report.diagnostics if d.severity is Severity.ERROR]
     if errors:
         first = errors[0]
-        return keys, Check("append-only", "fail",
-                           f"{len(errors)} `check` error(s); first: {first.code} {first.message}",
-                           tuple({"code": d.code, "line": d.line, "message": d.message}
-                                 for d in errors))  # fmt: skip
-    return keys, Check("append-only", "attested",
-                       "the `check` rules pass; that behaviour changes only the appended points "
-                       "is attested by the checked item")  # fmt: skip
+        return keys, Check(
+            "append-only",
+            "fail",
+            f"{len(errors)} `check` error(s); first: {first.code} {first.message}",
+            tuple({"code": d.code, "line": d.line, "message": d.message} for d in errors),
+        )
+    return keys, Check(
+        "append-only",
+        "attested",
+        "the `check` rules pass; that behaviour changes only the appended points "
+        "is attested by the checked item",
+    )
 
 
 def _evals(ctx: Context, run: WorkflowRun, keys: Mapping[str, Any]) -> Check:
@@ -680,8 +754,9 @@ def _evals(ctx: Context, run: WorkflowRun, keys: Mapping[str, Any]) -> Check:
             thresholds = yamlload.load(raw.decode("utf-8")).value or {}
         except (yamlload.YamlProblem, UnicodeDecodeError) as exc:
             return Check("evals", "error", f"{cfg.signoff_thresholds}: {exc}")
-    artifact = next((a for a in ctx.gh.list_run_artifacts(run.id)
-                     if a.name == cfg.signoff_eval_artifact), None)  # fmt: skip
+    artifact = next(
+        (a for a in ctx.gh.list_run_artifacts(run.id) if a.name == cfg.signoff_eval_artifact), None
+    )
     if artifact is None or artifact.expired:
         state = "expired" if artifact is not None else "missing"
         return Check("evals", "fail", f"run {run.id}: artifact {cfg.signoff_eval_artifact} {state}")
@@ -690,15 +765,22 @@ def _evals(ctx: Context, run: WorkflowRun, keys: Mapping[str, Any]) -> Check:
         rows = read_eval_rows(data, cfg.signoff_eval_file)
     except ValueError as exc:
         return Check("evals", "fail", f"run {run.id} artifact {artifact.name}: {exc}")
-    return judge_evals(rows, keys, thresholds if isinstance(thresholds, dict) else {},
-                       run_id=run.id)  # fmt: skip
+    return judge_evals(
+        rows, keys, thresholds if isinstance(thresholds, dict) else {}, run_id=run.id
+    )
 
 
-def _recipe(ctx: Context, paths: Sequence[str], keys: Mapping[str, Any],
-            valid: Sequence[Candidate]) -> Check:  # fmt: skip
+def _recipe(
+    ctx: Context, paths: Sequence[str], keys: Mapping[str, Any], valid: Sequence[Candidate]
+) -> Check:
     single = [p for p in paths if p.startswith("benchmarks/single_node/")]
-    engines = [k for k, v in keys.items() if isinstance(v, dict) and not v.get("multinode")
-               and str(v.get("framework", "")) in ("vllm", "sglang")]  # fmt: skip
+    engines = [
+        k
+        for k, v in keys.items()
+        if isinstance(v, dict)
+        and not v.get("multinode")
+        and str(v.get("framework", "")) in ("vllm", "sglang")
+    ]
     if not single and not engines:
         return Check("recipe", "n/a", "no single-node vLLM/SGLang change")
     patterns = [re.compile(p) for p in ctx.config.signoff_recipe_links]
@@ -711,9 +793,11 @@ def _recipe(ctx: Context, paths: Sequence[str], keys: Mapping[str, Any],
                     seen.add(m.group(0))
                     links.append((c.author, m))
     if not links:
-        return Check("recipe", "fail",
-                     "single-node vLLM/SGLang change, but no sign-off links an upstream recipe "
-                     "PR or page")  # fmt: skip
+        return Check(
+            "recipe",
+            "fail",
+            "single-node vLLM/SGLang change, but no sign-off links an upstream recipe PR or page",
+        )
     evidence: list[dict[str, Any]] = []
     for _author, m in links:
         if m.re.groups >= 2:
@@ -724,13 +808,20 @@ def _recipe(ctx: Context, paths: Sequence[str], keys: Mapping[str, Any],
                 return Check("recipe", "fail", f"linked {repo}#{number} does not exist")
             evidence.append({"link": m.group(0), "merged": upstream.merged})
             if not upstream.merged or upstream.merged_at is None:
-                return Check("recipe", "fail", f"linked {repo}#{number} is not merged "
-                                               f"({upstream.state})", tuple(evidence))  # fmt: skip
+                return Check(
+                    "recipe",
+                    "fail",
+                    f"linked {repo}#{number} is not merged ({upstream.state})",
+                    tuple(evidence),
+                )
         else:
             evidence.append({"link": m.group(0), "merged": None})
-    return Check("recipe", "attested",
-                 f"{len(evidence)} upstream link(s), PRs merged; that the arguments match is "
-                 "attested", tuple(evidence))  # fmt: skip
+    return Check(
+        "recipe",
+        "attested",
+        f"{len(evidence)} upstream link(s), PRs merged; that the arguments match is attested",
+        tuple(evidence),
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -332,8 +332,13 @@ class GitOrigin:
         while i < len(fields):
             code = fields[i]
             if code.startswith("R") or code.startswith("C"):
-                files.append({"filename": fields[i + 2], "previous_filename": fields[i + 1],
-                              "status": "renamed" if code[0] == "R" else "copied"})
+                files.append(
+                    {
+                        "filename": fields[i + 2],
+                        "previous_filename": fields[i + 1],
+                        "status": "renamed" if code[0] == "R" else "copied",
+                    }
+                )
                 i += 3
             else:
                 files.append({"filename": fields[i + 1], "status": names.get(code[0], "modified")})

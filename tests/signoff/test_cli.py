@@ -36,8 +36,7 @@ def state_for(world: World, head: str, comments: list[dict[str, Any]]) -> dict[s
         "actor": BOT,
         "actor_association": "NONE",
         "pulls": [{"number": 7, "head_ref": "pr-7", "author": "contrib"}],
-        "statuses": [{"sha": head, "state": "pending", "context": CONTEXT,
-                      "created_at": stamp(1)}],  # fmt: skip
+        "statuses": [{"sha": head, "state": "pending", "context": CONTEXT, "created_at": stamp(1)}],
         "comments": comments,
         "workflows": [{"file": "run-sweep.yml"}],
         "runs": [
@@ -67,18 +66,41 @@ def served(tmp_path: Path) -> Iterator[tuple[World, str, Any]]:
     world.fake.stop()  # this test serves the state through the fake's command line instead
     head = world.open_pr(sweep=False)
     comments = [
-        {"id": 900, "issue": 7, "body": "/reuse-sweep-run", "login": "core-1",
-         "created_at": stamp(3), "updated_at": stamp(3)},
-        {"id": 901, "issue": 7, "body": signoff("amd-a"), "login": "amd-a",
-         "created_at": stamp(4), "updated_at": stamp(4)},
-    ]  # fmt: skip
+        {
+            "id": 900,
+            "issue": 7,
+            "body": "/reuse-sweep-run",
+            "login": "core-1",
+            "created_at": stamp(3),
+            "updated_at": stamp(3),
+        },
+        {
+            "id": 901,
+            "issue": 7,
+            "body": signoff("amd-a"),
+            "login": "amd-a",
+            "created_at": stamp(4),
+            "updated_at": stamp(4),
+        },
+    ]
     state = tmp_path / "state.json"
     state.write_text(json.dumps(state_for(world, head, comments)), encoding="utf-8")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "changelog_tools.testing.fakegithub", "--state", str(state),
-         "--git-origin", str(world.origin), "--token", TOKEN],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "changelog_tools.testing.fakegithub",
+            "--state",
+            str(state),
+            "--git-origin",
+            str(world.origin),
+            "--token",
+            TOKEN,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         base_url = proc.stdout.readline().strip()
@@ -91,7 +113,7 @@ def served(tmp_path: Path) -> Iterator[tuple[World, str, Any]]:
 
 def api(base_url: str, path: str) -> Any:
     request = urllib.request.Request(base_url + path, headers={"Authorization": f"token {TOKEN}"})
-    with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - loopback fake
+    with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read())
 
 
@@ -111,8 +133,15 @@ def test_verify_from_the_installed_cli_in_a_workflow_environment(
 ) -> None:
     world, base_url, head = served
     event = tmp_path / "event.json"
-    event.write_text(json.dumps({"action": "created", "issue": {"number": 7,
-                                 "pull_request": {"url": "x"}}, "comment": {"id": 901}}))  # fmt: skip
+    event.write_text(
+        json.dumps(
+            {
+                "action": "created",
+                "issue": {"number": 7, "pull_request": {"url": "x"}},
+                "comment": {"id": 901},
+            }
+        )
+    )
     env = workflow_env(base_url, event, "issue_comment")
     proc = run_cli("signoff", "verify", "--format", "json", cwd=world.trusted, env=env)
     assert proc.returncode == 0, proc.stderr
@@ -130,8 +159,16 @@ def test_verify_from_the_installed_cli_in_a_workflow_environment(
     again = run_cli("signoff", "verify", "--pr", "7", cwd=world.trusted, env=env)
     assert again.returncode == 0, again.stderr
     assert "PASS" in again.stdout and "updated verdict comment" in again.stderr
-    assert len([c for c in api(base_url, f"/repos/{REPO}/issues/7/comments")
-                if c["user"]["login"] == BOT]) == 1  # fmt: skip
+    assert (
+        len(
+            [
+                c
+                for c in api(base_url, f"/repos/{REPO}/issues/7/comments")
+                if c["user"]["login"] == BOT
+            ]
+        )
+        == 1
+    )
 
 
 def test_a_plain_issue_comment_is_skipped_with_no_request(
@@ -139,12 +176,16 @@ def test_a_plain_issue_comment_is_skipped_with_no_request(
 ) -> None:
     world, base_url, _ = served
     event = tmp_path / "event.json"
-    event.write_text(json.dumps({"action": "created", "issue": {"number": 3}, "comment": {"id": 1}}))
+    event.write_text(
+        json.dumps({"action": "created", "issue": {"number": 3}, "comment": {"id": 1}})
+    )
     env = {**workflow_env(base_url, event, "issue_comment"), "GH_TOKEN": ""}  # not even needed
     proc = run_cli("signoff", "verify", "--format", "json", cwd=world.trusted, env=env)
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == {"verdict": "skipped",
-                                       "reason": "a comment on an issue, not a pull request"}  # fmt: skip
+    assert json.loads(proc.stdout) == {
+        "verdict": "skipped",
+        "reason": "a comment on an issue, not a pull request",
+    }
 
 
 def test_usage_errors_exit_2_and_github_failures_exit_3(
@@ -156,8 +197,9 @@ def test_usage_errors_exit_2_and_github_failures_exit_3(
     env = workflow_env(base_url, event, "push")
     usage = run_cli("signoff", "verify", cwd=world.trusted, env=env)
     assert usage.returncode == 2 and "pass --pr N" in usage.stderr
-    bad_now = run_cli("signoff", "verify", "--pr", "7", "--now", "yesterday", cwd=world.trusted,
-                      env=env)  # fmt: skip
+    bad_now = run_cli(
+        "signoff", "verify", "--pr", "7", "--now", "yesterday", cwd=world.trusted, env=env
+    )
     assert bad_now.returncode == 2 and "ISO 8601" in bad_now.stderr
     missing = run_cli("signoff", "verify", "--pr", "99", cwd=world.trusted, env=env)
     assert missing.returncode == 3 and "404" in missing.stderr and "Traceback" not in missing.stderr

@@ -22,11 +22,29 @@ def at(minutes: int) -> datetime:
     return T0 + timedelta(minutes=minutes)
 
 
-def remark(kind: str = "issue_comment", *, created: int = 10, updated: int | None = None,
-           author: str = "amd-a", commit: str | None = None, body: str = "",
-           rid: int = 1) -> Remark:  # fmt: skip
-    return Remark(kind, rid, author, "User", "MEMBER", body, at(created),
-                  at(updated if updated is not None else created), commit, None, f"IC_{rid}")  # fmt: skip
+def remark(
+    kind: str = "issue_comment",
+    *,
+    created: int = 10,
+    updated: int | None = None,
+    author: str = "amd-a",
+    commit: str | None = None,
+    body: str = "",
+    rid: int = 1,
+) -> Remark:
+    return Remark(
+        kind,
+        rid,
+        author,
+        "User",
+        "MEMBER",
+        body,
+        at(created),
+        at(updated if updated is not None else created),
+        commit,
+        None,
+        f"IC_{rid}",
+    )
 
 
 @pytest.mark.parametrize(
@@ -44,8 +62,9 @@ def remark(kind: str = "issue_comment", *, created: int = 10, updated: int | Non
         (remark("review_comment", commit=HEAD), None, None, True, None),
     ],
 )
-def test_freshness(r: Remark, appeared: datetime | None, edit: Edit | None, fresh: bool,
-                   why: str | None) -> None:  # fmt: skip
+def test_freshness(
+    r: Remark, appeared: datetime | None, edit: Edit | None, fresh: bool, why: str | None
+) -> None:
     result = freshness(r, head_sha=HEAD, appeared=appeared, edit=edit)
     assert result.fresh is fresh
     assert (why is None and result.why_not is None) or (why and why in (result.why_not or ""))
@@ -62,8 +81,9 @@ def test_only_the_bots_marked_comment_is_the_verdict_comment() -> None:
     old_bot = remark(body="<!-- codeowner-signoff-verify sha=abc -->", author="evil", rid=3)
     other_pr = remark(body=marker(8), author="github-actions[bot]", rid=4)
     plain = remark(body="thanks", rid=6)
-    found = find_verdict_comment([older_spoof, old_bot, mine, other_pr, plain], pr=7,
-                                 bot_login="github-actions[bot]")  # fmt: skip
+    found = find_verdict_comment(
+        [older_spoof, old_bot, mine, other_pr, plain], pr=7, bot_login="github-actions[bot]"
+    )
     assert found.ours is mine
     assert {r.id for r in found.spoofs} == {2, 3, 4}
 
@@ -96,8 +116,21 @@ def test_status_description_is_at_most_140_characters_and_json_round_trips() -> 
     assert body.startswith(marker(7)) and "verdict-json" in body
 
 
-RUN = WorkflowRun(11, "sweep", "pull_request", "completed", "success", HEAD, "pr-7",
-                  ".github/workflows/run-sweep.yml", 1, 1, None, None, 1)  # fmt: skip
+RUN = WorkflowRun(
+    11,
+    "sweep",
+    "pull_request",
+    "completed",
+    "success",
+    HEAD,
+    "pr-7",
+    ".github/workflows/run-sweep.yml",
+    1,
+    1,
+    None,
+    None,
+    1,
+)
 RULES = JobRules(("single-node *", "multi-node *"), ("*eval /*",), ("collect-*",))
 
 
@@ -110,13 +143,28 @@ def job(name: str, conclusion: str | None) -> Job:
     [
         ([job("single-node a /", "success"), job("eval / x", "success")], "pass", ""),
         ([job("multi-node a /", "success"), job("multi-node eval / x", "success")], "pass", ""),
-        ([job("single-node a /", "success"), job("eval / x", "skipped")], "fail", "no successful eval"),
+        (
+            [job("single-node a /", "success"), job("eval / x", "skipped")],
+            "fail",
+            "no successful eval",
+        ),
         ([job("single-node a /", "skipped"), job("eval / x", "success")], "fail", "benchmark"),
-        ([job("single-node a /", "success"), job("eval / x", "success"),
-          job("single-node b /", "failure")], "fail", "failed sweep jobs"),
-        ([job("collect-evals", "success"), job("collect-results", "success")], "fail", "no successful"),
+        (
+            [
+                job("single-node a /", "success"),
+                job("eval / x", "success"),
+                job("single-node b /", "failure"),
+            ],
+            "fail",
+            "failed sweep jobs",
+        ),
+        (
+            [job("collect-evals", "success"), job("collect-results", "success")],
+            "fail",
+            "no successful",
+        ),
     ],
-)  # fmt: skip
+)
 def test_sweep_jobs(jobs: list[Job], status: str, why: str) -> None:
     check = judge_jobs(RUN, jobs, RULES)
     assert check.status == status and why in check.reason
@@ -131,13 +179,35 @@ THRESHOLDS = {"default": {"gsm8k": 0.9}, "models": {"alpha": {"gsm8k": 0.95}}}
     [
         ([{"config_key": "k", "task": "gsm8k", "score": 0.96}], "pass"),
         ([{"config_key": "k", "task": "gsm8k", "score": 0.93}], "fail"),  # model threshold
-        ([{"model_prefix": "alpha", "hw": "b200", "framework": "vllm", "precision": "fp8",
-           "task": "gsm8k", "score": 0.99}], "pass"),
-        ([{"model_prefix": "alpha", "hw": "b300", "framework": "vllm", "precision": "fp8",
-           "task": "gsm8k", "score": 0.99}], "fail"),  # another SKU's row
+        (
+            [
+                {
+                    "model_prefix": "alpha",
+                    "hw": "b200",
+                    "framework": "vllm",
+                    "precision": "fp8",
+                    "task": "gsm8k",
+                    "score": 0.99,
+                }
+            ],
+            "pass",
+        ),
+        (
+            [
+                {
+                    "model_prefix": "alpha",
+                    "hw": "b300",
+                    "framework": "vllm",
+                    "precision": "fp8",
+                    "task": "gsm8k",
+                    "score": 0.99,
+                }
+            ],
+            "fail",
+        ),  # another SKU's row
         ([], "fail"),
     ],
-)  # fmt: skip
+)
 def test_evals(rows: list[dict[str, object]], status: str) -> None:
     assert judge_evals(rows, {"k": ENTRY}, THRESHOLDS, run_id=1).status == status
 

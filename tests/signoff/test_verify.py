@@ -127,7 +127,9 @@ def test_an_owner_of_only_some_files_is_not_enough_but_two_owners_together_are(
     world.comment(signoff("amd-a"), "amd-a")
     one = world.verify(dry_run=True)
     assert one.verdict is not None and one.verdict.verdict == "rejected"
-    assert checks(one)["codeowners"] == "fail" and MASTER_B in one.verdict.check("codeowners").reason
+    assert (
+        checks(one)["codeowners"] == "fail" and MASTER_B in one.verdict.check("codeowners").reason
+    )
     world.comment(signoff("nv-a"), "nv-a")
     two = world.verify(dry_run=True)
     assert checks(two)["codeowners"] == "pass", two.verdict.check("codeowners")  # type: ignore[union-attr]
@@ -148,8 +150,13 @@ def test_an_unreadable_team_membership_is_an_error_never_a_silent_no(world: Worl
     head = world.open_pr(files={MASTER_B: MASTERS_B.replace(b"v0.5.0", b"v0.5.1")})
     authorize(world)
     world.comment(signoff("core-2"), "core-2")
-    world.fake.fail("GET", r"/orgs/.*/memberships/", 403, times=None,
-                    message="Resource not accessible by integration")  # fmt: skip
+    world.fake.fail(
+        "GET",
+        r"/orgs/.*/memberships/",
+        403,
+        times=None,
+        message="Resource not accessible by integration",
+    )
     out = world.verify()
     assert out.verdict is not None and out.verdict.verdict == "error"
     assert checks(out)["codeowners"] == "error"
@@ -200,7 +207,9 @@ def test_an_edit_that_unchecks_an_item_rejects(world: World) -> None:
     assert out.verdict is not None and out.verdict.verdict == "rejected"
     assert "unchecked" in out.verdict.check("checklist").reason
     assert "UNCHECKED item" in "\n".join(out.verdict.details["checklist-report"])
-    assert "**REJECTED**" in world.bot_comments()[0].body and "@amd-a" in world.bot_comments()[0].body
+    assert (
+        "**REJECTED**" in world.bot_comments()[0].body and "@amd-a" in world.bot_comments()[0].body
+    )
 
 
 def test_an_outdated_checklist_names_its_version_and_attributes_the_missing_items(
@@ -222,9 +231,10 @@ def test_an_outdated_checklist_names_its_version_and_attributes_the_missing_item
     assert "MISSING item" in report and "added by" in report
     assert f"/blob/{out.verdict.details['trusted-sha']}/docs/PR_REVIEW_CHECKLIST.md" in report
     if real_history():
-        added = git(world.trusted, "log", "--format=%h", "--abbrev=9",
-                    "--grep=checklist b4be78a29$", "main")  # fmt: skip
-        assert f"MISSING item 7: " in report and f"added by {added}" in report
+        added = git(
+            world.trusted, "log", "--format=%h", "--abbrev=9", "--grep=checklist b4be78a29$", "main"
+        )
+        assert "MISSING item 7: " in report and f"added by {added}" in report
         assert "ALTERED item 11" in report
 
 
@@ -267,8 +277,11 @@ def test_a_signoff_in_a_code_fence_or_quote_counts_for_nothing(world: World, wra
     world.open_pr()
     authorize(world)
     cid = world.comment(wrap(signoff("amd-a")), "amd-a")  # type: ignore[operator]
-    event = {"action": "created", "issue": {"number": 7, "pull_request": {"url": "x"}},
-             "comment": {"id": cid}}  # fmt: skip
+    event = {
+        "action": "created",
+        "issue": {"number": 7, "pull_request": {"url": "x"}},
+        "comment": {"id": cid},
+    }
     skipped = world.verify(None, event_name="issue_comment", event=event)
     assert skipped.skip is not None and "no sign-off" in skipped.skip.reason
     assert writes(world) == 0
@@ -284,9 +297,14 @@ def test_a_green_sweep_only_on_a_force_pushed_out_commit_does_not_count(world: W
     from tests.signoff.world import BASE, HEAD_KEY, MASTERS_A
 
     git(world.author, "reset", "-q", "--hard", "origin/main")
-    world.push(7, {MASTER_A: MASTERS_A.replace(b"v0.10.0", b"v0.10.2"),
-                   "perf-changelog.yaml": BASE + b"\n" + entry(HEAD_KEY, description="again")},
-               "rewritten")  # fmt: skip
+    world.push(
+        7,
+        {
+            MASTER_A: MASTERS_A.replace(b"v0.10.0", b"v0.10.2"),
+            "perf-changelog.yaml": BASE + b"\n" + entry(HEAD_KEY, description="again"),
+        },
+        "rewritten",
+    )
     world.comment(signoff("amd-a"), "amd-a")
     out = world.verify(dry_run=True)
     assert checks(out)["sweep"] == "fail"
@@ -297,8 +315,13 @@ def test_a_green_sweep_only_on_a_force_pushed_out_commit_does_not_count(world: W
 
 
 def test_skipped_jobs_count_for_nothing(world: World) -> None:
-    world.open_pr(jobs=[("single-node 1k1k / bench", "success"), ("eval / gsm8k", "skipped"),
-                        ("collect-evals", "success")])  # fmt: skip
+    world.open_pr(
+        jobs=[
+            ("single-node 1k1k / bench", "success"),
+            ("eval / gsm8k", "skipped"),
+            ("collect-evals", "success"),
+        ]
+    )
     authorize(world)
     world.comment(signoff("amd-a"), "amd-a")
     out = world.verify(dry_run=True)
@@ -307,11 +330,17 @@ def test_skipped_jobs_count_for_nothing(world: World) -> None:
 
 
 def test_check_runs_from_a_pr_added_workflow_never_count(world: World) -> None:
-    head = world.open_pr(jobs=[("single-node 1k1k / bench", "success"), ("eval / gsm8k", "skipped")])
+    head = world.open_pr(
+        jobs=[("single-node 1k1k / bench", "success"), ("eval / gsm8k", "skipped")]
+    )
     authorize(world)
     # the PR adds its own workflow whose jobs are named like the sweep's, and they are green
-    world.fake.add_run("evil.yml", head, head_branch="pr-7",
-                       jobs=[("eval / gsm8k", "success"), ("single-node x /", "success")])  # fmt: skip
+    world.fake.add_run(
+        "evil.yml",
+        head,
+        head_branch="pr-7",
+        jobs=[("eval / gsm8k", "success"), ("single-node x /", "success")],
+    )
     world.fake.add_check_run(head, "eval / gsm8k", app="github-actions")
     world.comment(signoff("amd-a"), "amd-a")
     out = world.verify(dry_run=True)
@@ -320,10 +349,15 @@ def test_check_runs_from_a_pr_added_workflow_never_count(world: World) -> None:
 
 @pytest.mark.parametrize(
     ("rows", "reason"),
-    [([], "empty"), ([{"config_key": "alpha-fp8-b200-vllm", "task": "gsm8k", "score": 0.5}],
-                      "score 0.5 < threshold 0.91")],
+    [
+        ([], "empty"),
+        (
+            [{"config_key": "alpha-fp8-b200-vllm", "task": "gsm8k", "score": 0.5}],
+            "score 0.5 < threshold 0.91",
+        ),
+    ],
     ids=["empty", "failing"],
-)  # fmt: skip
+)
 def test_an_empty_or_failing_eval_artifact_rejects(world: World, rows: list, reason: str) -> None:  # type: ignore[type-arg]
     world.open_pr(rows=rows)
     authorize(world)
@@ -338,8 +372,10 @@ def test_an_empty_or_failing_eval_artifact_rejects(world: World, rows: list, rea
 def test_an_unmerged_recipe_pr_rejects(world: World) -> None:
     world.open_pr()
     authorize(world)
-    world.comment(signoff("amd-a", detail="- recipe: https://github.com/vllm-project/recipes/pull/43"),
-                  "amd-a")  # fmt: skip
+    world.comment(
+        signoff("amd-a", detail="- recipe: https://github.com/vllm-project/recipes/pull/43"),
+        "amd-a",
+    )
     out = world.verify(dry_run=True)
     assert checks(out)["recipe"] == "fail" and "not merged" in out.verdict.check("recipe").reason  # type: ignore[union-attr]
 
@@ -362,8 +398,11 @@ def test_draft_closed_and_plain_issue_events_are_skipped_without_writes(
         world.fake.pulls[7].draft = True
     if kind == "closed":
         world.fake.pulls[7].state = "closed"
-    event = {"action": "created", "issue": {"number": 7, "pull_request": {"url": "x"}},
-             "comment": {"id": 1}}  # fmt: skip
+    event = {
+        "action": "created",
+        "issue": {"number": 7, "pull_request": {"url": "x"}},
+        "comment": {"id": 1},
+    }
     if kind == "plain-issue":
         event["issue"] = {"number": 7}
         before = len(world.fake.log)

@@ -19,8 +19,13 @@ def load() -> dict[str, Any]:
 
 def test_it_triggers_on_every_event_the_issue_names() -> None:
     events = load().get("on") or load()[True]  # YAML 1.1 reads `on` as true
-    assert set(events) == {"issue_comment", "pull_request_review", "pull_request_review_comment",
-                           "pull_request_target", "workflow_dispatch"}  # fmt: skip
+    assert set(events) == {
+        "issue_comment",
+        "pull_request_review",
+        "pull_request_review_comment",
+        "pull_request_target",
+        "workflow_dispatch",
+    }
     assert "pr" in events["workflow_dispatch"]["inputs"]
 
 

@@ -47,8 +47,16 @@ CURRENT = versions_on_disk()[-1][1]
 HEAD_KEY = "alpha-fp8-b200-vllm"
 
 
-def master(key: str, *, image: str, prefix: str, runner: str, precision: str, framework: str,
-           multinode: bool = False) -> bytes:  # fmt: skip
+def master(
+    key: str,
+    *,
+    image: str,
+    prefix: str,
+    runner: str,
+    precision: str,
+    framework: str,
+    multinode: bool = False,
+) -> bytes:
     return (
         f"{key}:\n  image: {image}\n  model: example/{prefix}\n  model-prefix: {prefix}\n"
         f"  runner: {runner}\n  precision: {precision}\n  framework: {framework}\n"
@@ -58,13 +66,26 @@ def master(key: str, *, image: str, prefix: str, runner: str, precision: str, fr
     ).encode()
 
 
-MASTERS_A = master(HEAD_KEY, image="vllm/vllm-openai:v0.10.0", prefix="alpha", runner="b200",
-                   precision="fp8", framework="vllm")  # fmt: skip
-MASTERS_B = master("beta-fp4-b300-sglang", image="lmsysorg/sglang:v0.5.0", prefix="beta",
-                   runner="b300", precision="fp4", framework="sglang")  # fmt: skip
+MASTERS_A = master(
+    HEAD_KEY,
+    image="vllm/vllm-openai:v0.10.0",
+    prefix="alpha",
+    runner="b200",
+    precision="fp8",
+    framework="vllm",
+)
+MASTERS_B = master(
+    "beta-fp4-b300-sglang",
+    image="lmsysorg/sglang:v0.5.0",
+    prefix="beta",
+    runner="b300",
+    precision="fp4",
+    framework="sglang",
+)
 BASE = entry(HEAD_KEY, link="https://github.com/example-org/bench/pull/1", description="first")
-BASE += b"\n" + entry("beta-fp4-b300-sglang", link="https://github.com/example-org/bench/pull/2",
-                      description="second")  # fmt: skip
+BASE += b"\n" + entry(
+    "beta-fp4-b300-sglang", link="https://github.com/example-org/bench/pull/2", description="second"
+)
 RECIPE = "https://github.com/vllm-project/recipes/pull/42"
 GOOD_ROWS = [
     {"config_key": HEAD_KEY, "task": "gsm8k", "score": 0.95},
@@ -225,8 +246,9 @@ def build_world(root: Path, *, authorize_reuse: bool = True) -> World:
     fake = FakeGitHub(REPO, git_origin=origin, token=TOKEN, actor=BOT, actor_association="NONE")
     fake.start()
     fake.add_team("example-org/core", ["core-1", "core-2"])
-    fake.add_foreign_pull("vllm-project/recipes", 42, state="closed", merged=True,
-                          merged_at="2026-08-01T00:00:00Z")  # fmt: skip
+    fake.add_foreign_pull(
+        "vllm-project/recipes", 42, state="closed", merged=True, merged_at="2026-08-01T00:00:00Z"
+    )
     fake.add_foreign_pull("vllm-project/recipes", 43, state="open")
     for login, permission in {
         "amd-a": "write",
