@@ -37,7 +37,7 @@ def render_markdown(verdict: Verdict) -> str:
         _HEADER[verdict.verdict],
         "",
         f"Head: `{verdict.head_sha}` · Evaluated: {d.get('evaluated-at', '?')} · "
-        f"Checklist: `{str(d.get('trusted-sha', '?'))[:9]}`",
+        f"Default branch: `{str(d.get('trusted-sha', '?'))[:9]}`",
         "",
         _md(verdict.summary),
         "",

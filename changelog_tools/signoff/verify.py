@@ -787,8 +787,11 @@ def _recipe(
     links: list[tuple[str, re.Match[str]]] = []
     seen: set[str] = set()
     for c in valid:
+        # only what the signer wrote: the detail section and notes under items (the template's
+        # own links to the recipe sites are no evidence of anything)
+        written = "\n".join([c.parsed.detail, *(n for i in c.parsed.items for n in i.notes)])
         for p in patterns:
-            for m in p.finditer(c.remark.body):
+            for m in p.finditer(written):
                 if m.group(0) not in seen:
                     seen.add(m.group(0))
                     links.append((c.author, m))

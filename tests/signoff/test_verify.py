@@ -467,3 +467,12 @@ def test_the_pr_head_is_read_as_data_never_checked_out(world: World) -> None:
     assert git(world.trusted, "status", "--porcelain") == ""
     assert not (world.trusted / "benchmarks").exists()
     assert git(world.trusted, "rev-parse", "refs/changelog-tools/signoff/pr-7") == world.heads[7]
+
+
+def test_the_templates_own_recipe_links_are_no_evidence(world: World) -> None:
+    world.open_pr()
+    authorize(world)
+    world.comment(signoff("amd-a", detail="- nothing to add"), "amd-a")
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and checks(out)["recipe"] == "fail"
+    assert "no sign-off links an upstream recipe" in out.verdict.check("recipe").reason
