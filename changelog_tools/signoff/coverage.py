@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from changelog_tools.errors import GitHubError
 from changelog_tools.signoff.codeowners import CodeOwners, Rule
 
 
@@ -42,13 +43,18 @@ class Owners:
     """Answers "is this login one of these owners?", asking GitHub about teams lazily."""
 
     codeowners: CodeOwners
-    is_member: Callable[[str, str], bool]  # (org/team, login) -> bool; raises MembershipUnknown
+    is_member: Callable[[str, str], bool]  # (org/team, login) -> bool; raises GitHubError
     _cache: dict[tuple[str, str], bool] = field(default_factory=dict)
 
     def _member(self, team: str, login: str) -> bool:
         key = (team.lower(), login.lower())
         if key not in self._cache:
-            self._cache[key] = self.is_member(team, login)
+            try:
+                self._cache[key] = self.is_member(team, login)
+            except GitHubError as exc:
+                raise MembershipUnknown(
+                    f"team @{team} membership of @{login} unreadable: {exc.message}"
+                ) from None
         return self._cache[key]
 
     def matches(self, login: str, owners: Sequence[str]) -> bool:

@@ -340,34 +340,7 @@ def evaluate(
     elif team_error:
         ctx.checks.append(Check("codeowners", "error", team_error))
     else:
-        try:
-            cov = coverage(owners, paths, [c.author for c in valid])
-        except MembershipUnknown as exc:
-            ctx.checks.append(Check("codeowners", "error", str(exc)))
-            cov = []
-        if cov:
-            ctx.details["coverage"] = [row.to_json() for row in cov]
-            bare = [row.path for row in cov if not row.covered_by]
-            if bare:
-                ctx.checks.append(
-                    Check(
-                        "codeowners",
-                        "fail",
-                        f"{len(bare)} changed path(s) not covered by a valid "
-                        f"sign-off: {', '.join(bare[:5])}",
-                    )
-                )
-            else:
-                signers = sorted({b for row in cov for b in row.covered_by})
-                ctx.checks.append(
-                    Check(
-                        "codeowners",
-                        "pass",
-                        f"all {len(cov)} changed path(s) covered by {', '.join(signers)}",
-                    )
-                )
-        elif not ctx.checks or ctx.checks[-1].id != "codeowners":
-            ctx.checks.append(Check("codeowners", "pass", "the PR changes no path"))
+        ctx.checks.append(_codeowners_check(ctx, owners, paths, valid))
 
     # checklist
     report: list[str] = []
@@ -415,6 +388,30 @@ def evaluate(
     verdict = aggregate(checks, any_fresh_signoff=bool(relevant))
     summary = _summary(verdict, checks, valid, head)
     return Verdict(verdict, pr.number, head, checks, signoffs, summary, ctx.details)
+
+
+def _codeowners_check(
+    ctx: Context, owners: Owners, paths: Sequence[str], valid: Sequence[Candidate]
+) -> Check:
+    """Every changed path covered by a valid signer; the coverage table goes in the details."""
+    try:
+        cov = coverage(owners, paths, [c.author for c in valid])
+    except MembershipUnknown as exc:
+        return Check("codeowners", "error", str(exc))
+    ctx.details["coverage"] = [row.to_json() for row in cov]
+    if not cov:
+        return Check("codeowners", "pass", "the PR changes no path")
+    bare = [row.path for row in cov if not row.covered_by]
+    if bare:
+        return Check(
+            "codeowners",
+            "fail",
+            f"{len(bare)} changed path(s) not covered by a valid sign-off: {', '.join(bare[:5])}",
+        )
+    signers = sorted({b for row in cov for b in row.covered_by})
+    return Check(
+        "codeowners", "pass", f"all {len(cov)} changed path(s) covered by {', '.join(signers)}"
+    )
 
 
 def _why_not(c: Candidate) -> list[str]:
@@ -492,8 +489,8 @@ def _judge_candidates(
                 if paths
                 else owners.listed_anywhere(login)
             )
-        except GitHubError as exc:
-            error = f"team membership of @{login} unreadable: {exc.message}"
+        except MembershipUnknown as exc:
+            error = str(exc)
             continue
         if not c.owns:
             continue
@@ -586,8 +583,8 @@ def _reuse_and_sweep(
     return run
 
 
-def _lint_and_data(ctx: Context, paths: Sequence[str]) -> tuple[Any, Any, str] | None:
-    """Fetch the PR head into a private ref; (head tree, base tree, merge base) or None."""
+def _lint_and_data(ctx: Context) -> tuple[Any, Any]:
+    """Fetch the PR head into a private ref; (head tree, merge-base tree) to read as data."""
     from changelog_tools.lint.tree import GitTree
 
     repo = ctx.trusted.repo
@@ -608,20 +605,18 @@ def _lint_and_data(ctx: Context, paths: Sequence[str]) -> tuple[Any, Any, str] |
             f"{ctx.pr.head_sha[:7]}: it moved during verification; run again"
         )
     base = repo.merge_base(ctx.trusted.sha, fetched)
-    return GitTree(repo, fetched), GitTree(repo, base), base
+    return GitTree(repo, fetched), GitTree(repo, base)
 
 
 def _evals_and_data(
     ctx: Context, run: WorkflowRun | None, paths: Sequence[str], valid: Sequence[Candidate]
 ) -> None:
     try:
-        trees = _lint_and_data(ctx, paths)
+        head_tree, base_tree = _lint_and_data(ctx)
     except GitError as exc:
         for cid in ("evals", "recipe", "append-only", *LINT_CHECKS):
             ctx.checks.append(Check(cid, "error", f"could not read the PR's files: {exc.message}"))
         return
-    assert trees is not None
-    head_tree, base_tree, _base = trees
     _lint_checks(ctx, head_tree, base_tree, paths)
     keys, append_check = _changelog_checks(ctx, head_tree, base_tree)
     ctx.checks.append(append_check)
