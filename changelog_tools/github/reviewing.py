@@ -98,7 +98,10 @@ def parse_remark(kind: str, data: Any) -> Remark:
         body=opt_str(data, "body") or "",
         created_at=created,
         updated_at=_time(data, "updated_at") if kind != "review" else created,
-        commit_id=opt_str(data, "commit_id"),
+        # a review comment's `commit_id` follows later pushes while its line is unchanged;
+        # `original_commit_id` is the commit it was written on
+        commit_id=(opt_str(data, "original_commit_id") if kind == "review_comment" else None)
+        or opt_str(data, "commit_id"),
         html_url=opt_str(data, "html_url"),
         node_id=opt_str(data, "node_id"),
         state=opt_str(data, "state"),

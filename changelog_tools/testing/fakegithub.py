@@ -134,6 +134,7 @@ class FakeReviewComment:
     review_id: int | None = None
     created_at: str = ""
     updated_at: str = ""
+    original_commit_id: str = ""  # where it was written (default: commit_id); commit_id moves
 
 
 @dataclass
@@ -1126,7 +1127,7 @@ class FakeGitHub:
                 "path": c.path,
                 "line": c.line,
                 "commit_id": c.commit_id,
-                "original_commit_id": c.commit_id,
+                "original_commit_id": c.original_commit_id or c.commit_id,
                 "user": self.user_json(c.login),
                 "author_association": c.association,
                 "pull_request_review_id": c.review_id,

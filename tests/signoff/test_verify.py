@@ -476,3 +476,19 @@ def test_the_templates_own_recipe_links_are_no_evidence(world: World) -> None:
     out = world.verify(dry_run=True)
     assert out.verdict is not None and checks(out)["recipe"] == "fail"
     assert "no sign-off links an upstream recipe" in out.verdict.check("recipe").reason
+
+
+def test_a_review_comment_binds_to_the_commit_it_was_written_on(world: World) -> None:
+    old = world.open_pr()
+    authorize(world)
+    rc = world.fake.add_review_comment(
+        7, signoff("amd-a"), login="amd-a", commit_id=old, path="perf-changelog.yaml", line=1
+    )
+    assert world.verify(dry_run=True).verdict.verdict == "pass"  # type: ignore[union-attr]
+    new = world.push(7, {"notes.txt": "x\n"}, "push")
+    # GitHub moves `commit_id` to the new head while the line is unchanged
+    rc.original_commit_id, rc.commit_id = old, new
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and out.verdict.head_sha == new
+    assert out.verdict.verdict == "pending"
+    assert "not on the head" in " ".join(out.verdict.signoffs[0].why_not)
