@@ -14,6 +14,9 @@ from typing import Any
 from changelog_tools.github.adapter import Job, WorkflowRun
 from changelog_tools.signoff.verdict import Check
 
+MAX_EVAL_FILE = 64 * 1024 * 1024  # bytes the eval results file may unpack to
+MAX_ARTIFACT = 512 * 1024 * 1024  # bytes of artifact zip downloaded at most
+
 
 @dataclass(frozen=True)
 class JobRules:
@@ -77,9 +80,13 @@ def read_eval_rows(zip_bytes: bytes, member: str) -> list[dict[str, Any]]:
             wanted = next((n for n in names if n == member or n.endswith("/" + member)), None)
             if wanted is None:
                 raise ValueError(f"the artifact holds no {member} (it has {len(names)} files)")
+            size = archive.getinfo(wanted).file_size
+            if size > MAX_EVAL_FILE:
+                # the sweep ran the PR's code, so the artifact is not trusted to be small
+                raise ValueError(f"{wanted} unpacks to {size} bytes (at most {MAX_EVAL_FILE})")
             data = json.loads(archive.read(wanted).decode("utf-8"))
-    except zipfile.BadZipFile:
-        raise ValueError("the artifact is not a zip file") from None
+    except (zipfile.BadZipFile, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"the artifact is not a zip of JSON results ({exc})") from None
     if isinstance(data, dict):
         data = data.get("rows", data.get("results"))
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):

@@ -35,7 +35,13 @@ from changelog_tools.signoff.coverage import MembershipUnknown, Owners, changed_
 from changelog_tools.signoff.freshness import Freshness, edited, freshness, head_appeared
 from changelog_tools.signoff.markers import find_verdict_comment, is_bot
 from changelog_tools.signoff.render import render_markdown, status_description
-from changelog_tools.signoff.sweep import JobRules, judge_evals, judge_jobs, read_eval_rows
+from changelog_tools.signoff.sweep import (
+    MAX_ARTIFACT,
+    JobRules,
+    judge_evals,
+    judge_jobs,
+    read_eval_rows,
+)
 from changelog_tools.signoff.verdict import Check, SignoffView, Verdict, aggregate, ordered
 
 WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
@@ -169,6 +175,14 @@ class Trusted:
 
 def load_trusted(repo: GitRepo, config: Config) -> Trusted:
     sha = repo.rev_parse("HEAD")
+    tip = repo.try_rev_parse(f"refs/remotes/{config.remote}/{config.main_branch}")
+    if tip is not None and tip != sha:
+        # CODEOWNERS and the checklist must come from the default branch, never from a branch
+        raise UsageError(
+            f"the checkout is at {sha[:7]}, not at {config.remote}/{config.main_branch} "
+            f"({tip[:7]}): signoff verify trusts only the default branch's files",
+            hint="check out the default branch (actions/checkout with ref: the default branch)",
+        )
     owners: CodeOwners | None = None
     for location in CODEOWNERS_LOCATIONS:
         raw = repo.read_blob(sha, location)
@@ -755,6 +769,13 @@ def _evals(ctx: Context, run: WorkflowRun, keys: Mapping[str, Any]) -> Check:
     if artifact is None or artifact.expired:
         state = "expired" if artifact is not None else "missing"
         return Check("evals", "fail", f"run {run.id}: artifact {cfg.signoff_eval_artifact} {state}")
+    if (artifact.size_in_bytes or 0) > MAX_ARTIFACT:
+        return Check(
+            "evals",
+            "fail",
+            f"run {run.id}: artifact {artifact.name} is "
+            f"{artifact.size_in_bytes} bytes (at most {MAX_ARTIFACT})",
+        )
     data = ctx.gh.download_artifact(artifact.id)
     try:
         rows = read_eval_rows(data, cfg.signoff_eval_file)

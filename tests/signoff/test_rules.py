@@ -217,5 +217,13 @@ def test_eval_rows_come_from_a_real_zip() -> None:
     assert read_eval_rows(data, "agg_eval_all.json") == [{"task": "gsm8k", "score": 1}]
     with pytest.raises(ValueError, match="holds no"):
         read_eval_rows(zip_bytes({}), "agg_eval_all.json")
-    with pytest.raises(ValueError, match="not a zip"):
+    with pytest.raises(ValueError, match="not a zip of JSON"):
         read_eval_rows(b"nope", "agg_eval_all.json")
+
+
+def test_an_eval_file_that_unpacks_too_large_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from changelog_tools.signoff import sweep
+
+    monkeypatch.setattr(sweep, "MAX_EVAL_FILE", 10)
+    with pytest.raises(ValueError, match="unpacks to"):
+        read_eval_rows(zip_bytes({"agg_eval_all.json": "[" + " " * 100 + "]"}), "agg_eval_all.json")

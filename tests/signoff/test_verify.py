@@ -492,3 +492,14 @@ def test_a_review_comment_binds_to_the_commit_it_was_written_on(world: World) ->
     assert out.verdict is not None and out.verdict.head_sha == new
     assert out.verdict.verdict == "pending"
     assert "not on the head" in " ".join(out.verdict.signoffs[0].why_not)
+
+
+def test_a_checkout_that_is_not_the_default_branch_is_refused(world: World) -> None:
+    from changelog_tools.errors import UsageError
+
+    world.open_pr()
+    git(world.trusted, "fetch", "-q", "origin", "refs/heads/pr-7:refs/heads/pr-7")
+    git(world.trusted, "checkout", "-q", "pr-7")  # a PR's CODEOWNERS must never be trusted
+    with pytest.raises(UsageError, match="trusts only the default branch"):
+        world.verify(dry_run=True)
+    assert writes(world) == 0
