@@ -1,0 +1,213 @@
+"""Benchmark: the start-up budget of each command, as ratios to `python -c pass`.
+
+Run: python bench/bench_startup.py [--repeat N]
+
+Every command runs as a whole process of the installed CLI on the real InferenceX changelog
+(772 entries) and master configs plus one appended entry (synthetic stand-ins when the fixture
+is absent), and is timed in CPU seconds (user + system of the child, which is what a shared CI
+runner pays; wall time is printed beside it). Two floors are timed the same way: `python -c
+pass` (the interpreter alone) and a minimal script that only reads the files the command reads
+(what any Python tool must pay at least). Each line prints the ratio to both floors; the issue's
+targets (issue 14) stand beside the ratio they bind:
+
+- `--help` within 2.5x of `python -c pass`;
+- `check` (file and git mode) within 4x of `python -c pass`.
+
+The reference tools' own times are not reproduced here (their scripts are not in the fixture
+snapshot); `bench_resolve.py` and `bench_check.py` hold the history-scaling targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _util import INFERENCEX, console_script
+
+from changelog_tools.testing import synth
+
+MASTERS = ("configs/amd-master.yaml", "configs/nvidia-master.yaml")
+ENTRY = (
+    b"- config-keys:\n"
+    b"    - {key}\n"
+    b"  description:\n"
+    b'    - "Benchmark entry: add a TP2 search-space row"\n'
+    b"  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n"
+)
+MAIN_ENTRY = (
+    b"- config-keys:\n"
+    b"    - {key}\n"
+    b"  description:\n"
+    b'    - "Main: bump the image"\n'
+    b"  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2998\n"
+)
+READ_FILES = "import sys\nfor p in sys.argv[1:]:\n    open(p, 'rb').read()\n"
+# command label -> the ratio to `python -c pass` it must stay within (issue 14)
+TARGETS = {"--help": 2.5, "check, file mode": 4.0, "check, git mode": 4.0}
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=b", "-c", "user.email=b@b", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+
+
+def _inputs() -> tuple[bytes, dict[str, bytes], str]:
+    real = INFERENCEX / "perf-changelog.yaml"
+    if real.is_file() and all((INFERENCEX / m).is_file() for m in MASTERS):
+        return (
+            real.read_bytes(),
+            {m: (INFERENCEX / m).read_bytes() for m in MASTERS},
+            ("dsr1-fp4-mi355x-sglang"),
+        )
+    print(f"(real InferenceX files not found under {INFERENCEX}; using synthetic stand-ins)")
+    import random
+
+    history = synth.ledger_of_size(395_528, seed=1, repository="SemiAnalysisAI/InferenceX")
+    keys = sorted({synth.config_key(random.Random(i)) for i in range(300)})
+    half = len(keys) // 2
+    masters = {
+        MASTERS[0]: synth.master_config(keys[:half]),
+        MASTERS[1]: synth.master_config(keys[half:]),
+    }
+    return history, masters, keys[0]
+
+
+def measure(
+    args: list[str],
+    *,
+    cwd: Path,
+    repeat: int,
+    expect: int | None = 0,
+    before: Callable[[], None] | None = None,
+) -> tuple[float, float]:
+    """Median (CPU seconds, wall seconds) over ``repeat`` runs after one warm-up run."""
+    import resource
+
+    cpu: list[float] = []
+    wall: list[float] = []
+    for i in range(repeat + 1):
+        if before is not None:
+            before()
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        proc = subprocess.run(args, cwd=cwd, capture_output=True, check=False)
+        elapsed = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if expect is not None and proc.returncode != expect:
+            sys.exit(
+                f"{' '.join(args)} exited {proc.returncode}, expected {expect}:\n"
+                f"{proc.stdout.decode()[-2000:]}{proc.stderr.decode()[-2000:]}"
+            )
+        if i:  # the first run warms the page cache and .pyc files
+            cpu.append(after.ru_utime - usage.ru_utime + after.ru_stime - usage.ru_stime)
+            wall.append(elapsed)
+    return statistics.median(cpu), statistics.median(wall)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    exe = console_script()
+    py = sys.executable
+    history, masters, key = _inputs()
+    entry = ENTRY.replace(b"{key}", key.encode())
+    main_entry = MAIN_ENTRY.replace(b"{key}", key.encode())
+    head = history + b"\n" + entry
+    main_side = history + b"\n" + main_entry
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp) / "files"
+        d.mkdir()
+        (d / "base.yaml").write_bytes(history)
+        (d / "head.yaml").write_bytes(head)
+        (d / "main.yaml").write_bytes(main_side)
+        master_args: list[str] = []
+        for m in MASTERS:
+            (d / Path(m).name).write_bytes(masters[m])
+            master_args += ["--master-config", Path(m).name, "--base-master-config", Path(m).name]
+        repo = Path(tmp) / "repo"
+        repo.mkdir()
+        _git(repo, "init", "-q", "-b", "main")
+        for rel, data in {"perf-changelog.yaml": history, **masters}.items():
+            (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+            (repo / rel).write_bytes(data)
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-qm", "base")
+        _git(repo, "checkout", "-qb", "pr")
+        (repo / "perf-changelog.yaml").write_bytes(head)
+        _git(repo, "commit", "-qam", "append")
+
+        def fresh_work() -> None:
+            (d / "work.yaml").write_bytes(head)
+
+        driver = repo / ".git" / "driver"  # git hands the driver temporary files like these
+        driver.mkdir()
+        (driver / "base.yaml").write_bytes(history)
+        (driver / "theirs.yaml").write_bytes(head)
+
+        def fresh_driver() -> None:
+            (driver / "ours.yaml").write_bytes(main_side)
+
+        masters_read = [str(d / Path(m).name) for m in MASTERS]
+        cases: list[tuple[str, list[str], Path, int | None, Callable[[], None] | None, str]] = [
+            ("python -c pass", [py, "-c", "pass"], d, 0, None, ""),
+            ("read the files (minimal script)",
+             [py, "-c", READ_FILES, str(d / "base.yaml"), str(d / "head.yaml"), *masters_read],
+             d, 0, None, ""),
+            ("--help", [exe, "--help"], d, 0, None, "pass"),
+            ("validate", [exe, "validate", "head.yaml"], d, 0, None, "read"),
+            ("check, file mode",
+             [exe, "check", "--pr", "2999", "--base-file", "base.yaml", "--head-file",
+              "head.yaml", *master_args], d, 0, None, "read"),
+            ("check, git mode", [exe, "check", "--pr", "2999"], repo, 0, None, "read"),
+            ("canonicalize, file mode",
+             [exe, "canonicalize", "--pr", "2999", "--base-file", "base.yaml", "work.yaml"],
+             d, 0, fresh_work, "read"),
+            ("canonicalize --check, git mode",
+             [exe, "canonicalize", "--pr", "2999", "--check"], repo, 1, None, "read"),
+            ("resolve, file mode",
+             [exe, "resolve", "--pr", "2999", "--base-file", "base.yaml", "--pr-file",
+              "head.yaml", "--main-file", "main.yaml", "-o", "out.yaml"], d, 0, None, "read"),
+            ("merge-driver",
+             [exe, "merge-driver", "--pr-side", "theirs", ".git/driver/base.yaml",
+              ".git/driver/ours.yaml", ".git/driver/theirs.yaml"],
+             repo, 0, fresh_driver, "read"),
+        ]  # fmt: skip
+        from changelog_tools.cli import COMMANDS
+
+        if "lint" in COMMANDS:
+            cases.append(("lint", [exe, "lint"], repo, None, None, "read"))
+        else:
+            print("(no `lint` command on this branch yet: its budget line is skipped)")
+        floors: dict[str, float] = {}
+        print(f"{'command':<34} {'CPU s':>7} {'wall s':>7} {'x pass':>7} {'x read':>7}  target")
+        for label, argv, cwd, expect, before, _ in cases:
+            cpu, wall = measure(argv, cwd=cwd, repeat=args.repeat, expect=expect, before=before)
+            if label == "python -c pass":
+                floors["pass"] = cpu
+            elif label.startswith("read the files"):
+                floors["read"] = cpu
+            target = TARGETS.get(label)
+            verdict = ""
+            if target is not None:
+                ok = cpu / floors["pass"] <= target
+                verdict = f"<= {target}x pass: {'met' if ok else 'MISSED'}"
+            print(
+                f"{label:<34} {cpu:>7.3f} {wall:>7.3f} {cpu / floors.get('pass', cpu):>7.2f} "
+                f"{cpu / floors.get('read', cpu):>7.2f}  {verdict}"
+            )
+
+
+if __name__ == "__main__":
+    main()
