@@ -118,6 +118,9 @@ def measure(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument(
+        "--only", action="append", default=[], help="time only labels containing this text"
+    )
     args = parser.parse_args()
     exe = console_script()
     py = sys.executable
@@ -193,6 +196,9 @@ def main() -> None:
         floors: dict[str, float] = {}
         print(f"{'command':<34} {'CPU s':>7} {'wall s':>7} {'x pass':>7} {'x read':>7}  target")
         for label, argv, cwd, expect, before, _ in cases:
+            floor = label == "python -c pass" or label.startswith("read the files")
+            if args.only and not floor and not any(o in label for o in args.only):
+                continue
             cpu, wall = measure(argv, cwd=cwd, repeat=args.repeat, expect=expect, before=before)
             if label == "python -c pass":
                 floors["pass"] = cpu

@@ -328,7 +328,13 @@ def _validate(values: Any, source: Path) -> None:
             close = difflib.get_close_matches(str(key), list(_BY_NAME), n=1)
             hint = f"did you mean '{close[0]}'?" if close else "see docs/configuration.md"
             raise ConfigError(f"{source}: unknown option '{key}'", hint=hint)
-    import jsonschema  # deferred: only needed when a config file exists
+    from changelog_tools.quickschema import quick_valid
+
+    # Almost every configuration is valid: the quick interpreter says so without importing
+    # jsonschema (which costs more than the command); jsonschema explains the rest.
+    if quick_valid(config_schema(), values) is True:
+        return
+    import jsonschema
 
     validator = jsonschema.Draft202012Validator(config_schema())
     problems = sorted(validator.iter_errors(values), key=lambda e: list(e.absolute_path))
