@@ -2,8 +2,8 @@
 
 Every request the adapter makes goes through :class:`Transport`, which turns every failure into
 :class:`~changelog_tools.errors.GitHubError` (exit 3) with a one-line reason and never shows
-the token. It retries itself rather than leaving that to the HTTP library, because PyGithub's
-defaults do not fit a CI gate that must fail closed and explain itself: they retry POSTs
+the token. It retries itself rather than leaving that to an HTTP library, because the usual library
+defaults (PyGithub's, which this tool once used) do not fit a CI gate that must fail closed and explain itself: they retry POSTs
 blindly (a lost response duplicates a comment), never retry PATCH, never back off between 5xx
 attempts, do not retry a 429 without ``Retry-After``, raise a ``requests`` ``RetryError``
 instead of a GitHub exception when they give up, and wait out a primary rate limit for as long
@@ -74,8 +74,8 @@ class RetryPolicy:
     backoff: float = 1.0  # first pause in seconds; doubles with every attempt
     max_backoff: float = 30.0
     rate_limit_wait: float = 300.0  # total seconds this process may spend waiting out rate limits
-    timeout: int = 30  # whole seconds per HTTP request (PyGithub insists on an int)
-    write_interval: float = 1.0  # PyGithub's pause between two writes (GitHub's advice)
+    timeout: int = 30  # seconds per connect and per read of one HTTP request
+    write_interval: float = 1.0  # the pause between two writes (GitHub's advice)
 
     @classmethod
     def from_config(cls, config: Config) -> RetryPolicy:
