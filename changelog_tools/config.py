@@ -11,9 +11,6 @@ defaults describe InferenceX, so the tool works there unconfigured.
 
 from __future__ import annotations
 
-import difflib
-import json
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -325,6 +322,8 @@ def _validate(values: Any, source: Path) -> None:
         raise ConfigError(f"{source}: configuration must be a mapping of option names to values")
     for key in values:
         if key not in _BY_NAME:
+            import difflib  # an unknown option is rare: pay for the import then
+
             close = difflib.get_close_matches(str(key), list(_BY_NAME), n=1)
             hint = f"did you mean '{close[0]}'?" if close else "see docs/configuration.md"
             raise ConfigError(f"{source}: unknown option '{key}'", hint=hint)
@@ -359,6 +358,8 @@ def _read_yaml_config(path: Path) -> Any:
 
 
 def _read_pyproject(path: Path) -> Any | None:
+    import tomllib  # only a repository with a pyproject.toml pays for it
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -414,6 +415,8 @@ def _repo_root(start: Path) -> Path:
 
 def render_docs() -> str:
     """Markdown reference of every option (docs/configuration.md)."""
+    import json
+
     out = [
         "# Configuration reference",
         "",

@@ -102,7 +102,15 @@ class GitRepo:
         return self._run(args).returncode == 0
 
     def rev_parse(self, ref: str) -> str:
-        return self.git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+        """The commit ``ref`` names; GitError when it names none.
+
+        Asked of the blob reader (a pipe round trip) rather than a `git rev-parse` process:
+        a check resolves HEAD and the main branch's candidates before it reads a file.
+        """
+        found = self._blobs().lookup(f"{ref}^{{commit}}") if "\n" not in ref else None
+        if found is None:
+            raise GitError(f"{ref!r} names no commit in {self.path}")
+        return found[0]
 
     def try_rev_parse(self, ref: str) -> str | None:
         try:
@@ -119,28 +127,28 @@ class GitRepo:
     def read_blob(self, ref: str, path: str) -> bytes | None:
         """Exact bytes of ``path`` at ``ref``; None when the path does not exist there."""
         reader = self._blobs()
-        if reader.lookup(f"{ref}^{{commit}}") is None:
+        if "\n" in ref or reader.lookup(f"{ref}^{{commit}}") is None:
             raise GitError(f"unknown git revision {ref!r}")
         found = reader.lookup(f"{ref}:{path}") if "\n" not in path else self._slow_blob(ref, path)
-        if found is None or found[0] != "blob":
+        if found is None or found[1] != "blob":
             return None  # absent, a directory or a submodule: there is no file of that name
-        return found[1]
+        return found[2]
 
-    def _slow_blob(self, ref: str, path: str) -> tuple[str, bytes] | None:
+    def _slow_blob(self, ref: str, path: str) -> tuple[str, str, bytes] | None:
         # `git cat-file --batch` reads one object name a line; a path holding a newline cannot
         # be one, so ask a process of its own.
         kind = self._run(("cat-file", "-t", f"{ref}:{path}"))
         if kind.returncode != 0:
             return None
         data = self._run(("cat-file", "blob", f"{ref}:{path}"))
-        return (_text(kind.stdout).strip(), data.stdout) if data.returncode == 0 else None
+        return ("", _text(kind.stdout).strip(), data.stdout) if data.returncode == 0 else None
 
     def read_object(self, sha: str) -> bytes:
         """Exact bytes of the blob ``sha``."""
         found = self._blobs().lookup(sha)
         if found is None:
             raise GitError(f"git object {sha} is missing")
-        return found[1]
+        return found[2]
 
     def close(self) -> None:
         """Stop the blob reader, if one runs (it also stops when this process ends)."""
@@ -205,8 +213,8 @@ class _BlobReader:
         # Closing stdin ends the process when this reader is collected or the process exits.
         self._finalizer = weakref.finalize(self, _stop, self._proc)
 
-    def lookup(self, name: str) -> tuple[str, bytes] | None:
-        """(type, bytes) of the object ``name`` names, or None when there is none."""
+    def lookup(self, name: str) -> tuple[str, str, bytes] | None:
+        """(object id, type, bytes) of the object ``name`` names, or None when there is none."""
         proc = self._proc
         assert proc.stdin is not None and proc.stdout is not None
         try:
@@ -227,7 +235,7 @@ class _BlobReader:
         proc.stdout.read(1)  # the newline after the contents
         if len(data) != size:
             raise GitError(f"git cat-file stopped while reading {name!r}")
-        return fields[1].decode("ascii"), data
+        return fields[0].decode("ascii"), fields[1].decode("ascii"), data
 
     def close(self) -> None:
         self._finalizer()
