@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _util import INFERENCEX, console_script
+from _util import INFERENCEX, console_script, run_measured
 
 from changelog_tools.testing import synth
 
@@ -84,18 +84,14 @@ def _inputs() -> tuple[bytes, dict[str, bytes], str]:
 
 
 def run_cpu(args: list[str], *, cwd: Path, expect: int | None, env: dict[str, str]) -> float:
-    """CPU seconds (user + system) of one whole process ``args``."""
-    import resource
-
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run(args, cwd=cwd, capture_output=True, check=False, env=env)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if expect is not None and proc.returncode != expect:
+    """CPU seconds (user + system) of one whole process ``args`` and its children."""
+    code, out, err, _wall, cpu = run_measured(args, cwd=cwd, env=env)
+    if expect is not None and code != expect:
         sys.exit(
-            f"{' '.join(args)} exited {proc.returncode}, expected {expect}:\n"
-            f"{proc.stdout.decode()[-2000:]}{proc.stderr.decode()[-2000:]}"
+            f"{' '.join(args)} exited {code}, expected {expect}:\n"
+            f"{out.decode()[-2000:]}{err.decode()[-2000:]}"
         )
-    return after.ru_utime - usage.ru_utime + after.ru_stime - usage.ru_stime
+    return cpu
 
 
 def main() -> None:
