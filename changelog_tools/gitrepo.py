@@ -112,6 +112,10 @@ class GitRepo:
             raise GitError(f"{ref!r} names no commit in {self.path}")
         return found[0]
 
+    def has_commit(self, ref: str) -> bool:
+        """True when ``ref`` names a commit present in the repository."""
+        return "\n" not in ref and self._blobs().lookup(f"{ref}^{{commit}}") is not None
+
     def try_rev_parse(self, ref: str) -> str | None:
         try:
             return self.rev_parse(ref)

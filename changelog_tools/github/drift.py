@@ -55,7 +55,7 @@ def path_spec(patterns: Sequence[str]) -> Any:
 
 
 def _has_commit(repo: GitRepo, sha: str) -> bool:
-    return repo.git_ok("cat-file", "-e", f"{sha}^{{commit}}")
+    return repo.has_commit(sha)
 
 
 def ensure_commit(repo: GitRepo, sha: str, *, what: str, fetch: tuple[str, str] | None) -> None:
