@@ -26,6 +26,8 @@ _STR_LIST = {"type": "array", "items": {"type": "string", "minLength": 1}}
 
 @dataclass(frozen=True)
 class Option:
+    """One configuration option: name, default, JSON Schema and documentation."""
+
     name: str
     default: Any
     schema: Mapping[str, Any]

@@ -105,6 +105,8 @@ class Mode(enum.Enum):
 
 @dataclass(frozen=True)
 class _RateLimit:
+    """The wait a rate-limit answer asks for, and what said so."""
+
     wait: float
     what: str
 
