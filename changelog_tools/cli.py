@@ -6,12 +6,9 @@ step that runs one command does not pay for the imports of all the others.
 
 from __future__ import annotations
 
-import datetime as _dt
 import importlib
 import os
 import sys
-import tempfile
-import traceback
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -37,9 +34,50 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+# name -> the first paragraph of the command's help, so `--help` can list every command
+# without importing one (importing them all cost `--help` more than a whole `check`). A test
+# keeps each line equal to the command's own help; a command missing here still lists, at the
+# price of importing it.
+SUMMARIES: dict[str, str] = {
+    "validate": "Validate a whole changelog file: bytes, YAML safety, entry shape and schema.",
+    "merge": "Merge pull request PR so that main reuses its sweep instead of sweeping again.",
+    "demo": "Show the whole flow on a throwaway repository, with the real commands.",
+    "check": "Check a change to the changelog: what CI runs on every pull request and push to "
+    "main.",
+    "keys": "Show which master-config keys changelog `config-keys` select.",
+    "reuse-gate": "Decide whether CI may reuse a pull request's finished sweep instead of "
+    "sweeping again.",
+    "canonicalize": "Replace placeholder pr-links in the entries this change appended with PR "
+    "N's link.",
+    "resolve": "Resolve a conflict in the changelog: main's bytes, then the PR's new entries.",
+    "merge-driver": "git merge driver for the changelog: `merge-driver %O %A %B %P` (git runs it).",
+    "install-merge-driver": "Install the changelog merge driver in this repository (idempotent).",
+}
+
+
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Click's command list, from :data:`SUMMARIES` instead of importing every command."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows: list[tuple[str, str]] = []
+        for name in names:
+            summary = SUMMARIES.get(name)
+            # A stand-in command shortens the summary exactly as the real one would.
+            command = (
+                self.get_command(ctx, name)
+                if summary is None
+                else click.Command(name, help=summary)
+            )
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = COMMANDS.get(cmd_name)
@@ -78,6 +116,10 @@ def _crash_log_dir() -> Path:
 
 def save_crash_log(exc: BaseException) -> Path:
     """Write the traceback of an unexpected error to a log file and return its path."""
+    import datetime as _dt  # only a crash needs these
+    import tempfile
+    import traceback
+
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     text = (
         f"changelog-tools {__version__}\nargv: {sys.argv!r}\npython: {sys.version}\n\n"

@@ -11,9 +11,6 @@ defaults describe InferenceX, so the tool works there unconfigured.
 
 from __future__ import annotations
 
-import difflib
-import json
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -42,6 +39,8 @@ LINT_RULE_IDS = (
 
 @dataclass(frozen=True)
 class Option:
+    """One configuration option: name, default, JSON Schema and documentation."""
+
     name: str
     default: Any
     schema: Mapping[str, Any]
@@ -656,10 +655,18 @@ def _validate(values: Any, source: Path) -> None:
         raise ConfigError(f"{source}: configuration must be a mapping of option names to values")
     for key in values:
         if key not in _BY_NAME:
+            import difflib  # an unknown option is rare: pay for the import then
+
             close = difflib.get_close_matches(str(key), list(_BY_NAME), n=1)
             hint = f"did you mean '{close[0]}'?" if close else "see docs/configuration.md"
             raise ConfigError(f"{source}: unknown option '{key}'", hint=hint)
-    import jsonschema  # deferred: only needed when a config file exists
+    from changelog_tools.quickschema import quick_valid
+
+    # Almost every configuration is valid: the quick interpreter says so without importing
+    # jsonschema (which costs more than the command); jsonschema explains the rest.
+    if quick_valid(config_schema(), values) is True:
+        return
+    import jsonschema
 
     validator = jsonschema.Draft202012Validator(config_schema())
     problems = sorted(validator.iter_errors(values), key=lambda e: list(e.absolute_path))
@@ -684,6 +691,8 @@ def _read_yaml_config(path: Path) -> Any:
 
 
 def _read_pyproject(path: Path) -> Any | None:
+    import tomllib  # only a repository with a pyproject.toml pays for it
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -734,6 +743,8 @@ def values_from_text(text: str, *, name: str) -> dict[str, Any]:
     """The validated option values of a configuration file's text (``name`` says which kind:
     ``pyproject.toml`` or YAML), for reading a configuration at a git revision."""
     if Path(name).name == "pyproject.toml":
+        import tomllib  # deferred: only a pyproject.toml configuration needs it
+
         try:
             table = tomllib.loads(text).get("tool", {}).get(PYPROJECT_TABLE) or {}
         except tomllib.TOMLDecodeError as exc:
@@ -759,6 +770,8 @@ def _repo_root(start: Path) -> Path:
 
 def render_docs() -> str:
     """Markdown reference of every option (docs/configuration.md)."""
+    import json
+
     out = [
         "# Configuration reference",
         "",

@@ -21,6 +21,8 @@ class Severity(StrEnum):
 
 @dataclass(frozen=True)
 class Code:
+    """A registered diagnostic code: the code, its name and a one-line summary."""
+
     code: str
     name: str
     summary: str

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 from changelog_tools.errors import DataError, UsageError
@@ -28,6 +27,8 @@ def atomic_write(path: Path, data: bytes) -> None:
     except OSError as exc:
         raise UsageError(f"{path}: cannot write: {exc.strerror}") from None
     try:
+        import tempfile  # writers only; a read-only command never needs it
+
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:
         # A missing or read-only directory: a clear one-line error, not a traceback.

@@ -1,6 +1,9 @@
-"""The git adapter: short typed functions over GitPython that hand plain values to the core.
+"""The git adapter: short typed functions over the `git` command, handing plain values to the core.
 
-Every git failure becomes :class:`~changelog_tools.errors.GitError` with the command's message.
+It runs git itself (``subprocess``), and reads file contents at a revision through one
+``git cat-file --batch`` process per repository: importing GitPython cost a `check` more than
+its whole diff, and a pipe round trip per file is cheaper than a process per file. Every git
+failure becomes :class:`~changelog_tools.errors.GitError` with the command's message.
 Variables git exports to hooks (GIT_DIR, GIT_INDEX_FILE, ...) are scrubbed so the tool never
 acts on a repository other than the one it was pointed at.
 """
@@ -8,11 +11,11 @@ acts on a repository other than the one it was pointed at.
 from __future__ import annotations
 
 import os
+import subprocess
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from changelog_tools.errors import GitError, UsageError
 
@@ -45,51 +48,73 @@ def scrub_environment() -> None:
     os.environ.setdefault("GIT_EDITOR", "true")
 
 
-@dataclass(frozen=True)
 class GitRepo:
-    """A local repository (work tree or bare)."""
+    """A local repository (work tree or bare); every git command runs in it."""
 
-    repo: Any  # git.Repo; typed loosely so callers never depend on GitPython's types
+    def __init__(self, *, path: Path, git_dir: Path) -> None:
+        self.path = path  # the work tree's top (the git dir for a bare repository)
+        self.git_dir = git_dir
+        self._env: dict[str, str] = {}
+        self._reader: _BlobReader | None = None
 
-    @property
-    def path(self) -> Path:
-        return Path(self.repo.working_tree_dir or self.repo.git_dir)
+    def __repr__(self) -> str:
+        return f"GitRepo({str(self.path)!r})"
 
-    @property
-    def git_dir(self) -> Path:
-        return Path(self.repo.git_dir)
+    def _run(self, args: tuple[str, ...]) -> subprocess.CompletedProcess[bytes]:
+        env = {**os.environ, **self._env, **_C_LOCALE}
+        try:
+            return subprocess.run(
+                ["git", *args],
+                cwd=self.path,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                check=False,
+            )
+        except FileNotFoundError:
+            raise GitError("git is not installed (no `git` on PATH)") from None
 
     def git(self, *args: str, strip: bool = True) -> str:
-        """Run ``git ARGS`` in this repository and return stdout; raise GitError on failure."""
-        import git
+        """Run ``git ARGS`` in this repository and return stdout; raise GitError on failure.
 
-        try:
-            out: str = self.repo.git.execute(
-                ["git", *args], strip_newline_in_stdout=strip, with_extended_output=False
-            )
-        except git.GitCommandError as exc:
-            stderr = (exc.stderr or "").strip().removeprefix("stderr:").strip().strip("'")
-            # GitPython's own text spans several lines and repeats the command: one line instead.
-            reason = " ".join(stderr.split()) or f"exit status {exc.status}"
-            raise GitError(f"git {' '.join(args)} failed: {reason}") from None
-        return out
+        With ``strip`` one trailing newline is removed (git ends its answers with one).
+        """
+        proc = self._run(args)
+        if proc.returncode != 0:
+            # git's message can span lines: one line instead.
+            reason = " ".join(_text(proc.stderr).split()) or f"exit status {proc.returncode}"
+            raise GitError(f"git {' '.join(args)} failed: {reason}")
+        return _strip(_text(proc.stdout), strip)
+
+    def git_status(self, *args: str) -> tuple[int, str, str]:
+        """Run ``git ARGS`` without raising: (exit status, stdout, stderr), each one trailing
+        newline removed."""
+        proc = self._run(args)
+        return proc.returncode, _strip(_text(proc.stdout), True), _strip(_text(proc.stderr), True)
 
     def update_environment(self, **env: str) -> None:
         """Set variables for every later git command run in this repository."""
-        self.repo.git.update_environment(**env)
+        self._env.update(env)
+        self.close()  # a running blob reader would not see them
 
     def git_ok(self, *args: str) -> bool:
         """Run ``git ARGS``; True when it exits 0 (for yes/no questions such as is-ancestor)."""
-        import git
-
-        try:
-            self.repo.git.execute(["git", *args])
-        except git.GitCommandError:
-            return False
-        return True
+        return self._run(args).returncode == 0
 
     def rev_parse(self, ref: str) -> str:
-        return self.git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+        """The commit ``ref`` names; GitError when it names none.
+
+        Asked of the blob reader (a pipe round trip) rather than a `git rev-parse` process:
+        a check resolves HEAD and the main branch's candidates before it reads a file.
+        """
+        found = self._blobs().lookup(f"{ref}^{{commit}}") if "\n" not in ref else None
+        if found is None:
+            raise GitError(f"{ref!r} names no commit in {self.path}")
+        return found[0]
+
+    def has_commit(self, ref: str) -> bool:
+        """True when ``ref`` names a commit present in the repository."""
+        return "\n" not in ref and self._blobs().lookup(f"{ref}^{{commit}}") is not None
 
     def try_rev_parse(self, ref: str) -> str | None:
         try:
@@ -97,20 +122,43 @@ class GitRepo:
         except GitError:
             return None
 
+    def _blobs(self) -> _BlobReader:
+        if self._reader is None:
+            env = {**os.environ, **self._env, **_C_LOCALE}
+            self._reader = _BlobReader(self.path, env)
+        return self._reader
+
     def read_blob(self, ref: str, path: str) -> bytes | None:
         """Exact bytes of ``path`` at ``ref``; None when the path does not exist there."""
-        try:
-            commit = self.repo.commit(ref)
-        except Exception as exc:  # gitdb raises several types for a bad ref
-            raise GitError(f"unknown git revision {ref!r}: {exc}") from None
-        try:
-            blob = commit.tree / path
-        except KeyError:
+        reader = self._blobs()
+        if "\n" in ref or reader.lookup(f"{ref}^{{commit}}") is None:
+            raise GitError(f"unknown git revision {ref!r}")
+        found = reader.lookup(f"{ref}:{path}") if "\n" not in path else self._slow_blob(ref, path)
+        if found is None or found[1] != "blob":
+            return None  # absent, a directory or a submodule: there is no file of that name
+        return found[2]
+
+    def _slow_blob(self, ref: str, path: str) -> tuple[str, str, bytes] | None:
+        # `git cat-file --batch` reads one object name a line; a path holding a newline cannot
+        # be one, so ask a process of its own.
+        kind = self._run(("cat-file", "-t", f"{ref}:{path}"))
+        if kind.returncode != 0:
             return None
-        if blob.type != "blob":
-            return None  # a directory or a submodule: there is no file of that name
-        data: bytes = blob.data_stream.read()
-        return data
+        data = self._run(("cat-file", "blob", f"{ref}:{path}"))
+        return ("", _text(kind.stdout).strip(), data.stdout) if data.returncode == 0 else None
+
+    def read_object(self, sha: str) -> bytes:
+        """Exact bytes of the blob ``sha``."""
+        found = self._blobs().lookup(sha)
+        if found is None:
+            raise GitError(f"git object {sha} is missing")
+        return found[2]
+
+    def close(self) -> None:
+        """Stop the blob reader, if one runs (it also stops when this process ends)."""
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
     def merge_base(self, a: str, b: str) -> str:
         return self.git("merge-base", a, b)
@@ -133,16 +181,106 @@ class GitRepo:
         return not self.git("status", "--porcelain", "--untracked-files=no")
 
 
+# git's messages in English whatever the user's locale, so errors read the same everywhere.
+_C_LOCALE = {"LC_ALL": "C", "LANGUAGE": "C"}
+
+
+def _text(data: bytes) -> str:
+    # Paths and messages are bytes to git; undecodable ones survive a round trip.
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _strip(text: str, strip: bool) -> str:
+    return text[:-1] if strip and text.endswith("\n") else text
+
+
+class _BlobReader:
+    """One ``git cat-file --batch`` process that answers every object read of a command.
+
+    A check reads the changelog and each master config at two revisions; one long-lived
+    process instead of a git process (or GitPython's pure-Python object reader) per read keeps
+    that to a pipe round trip each.
+    """
+
+    def __init__(self, cwd: Path, env: dict[str, str]) -> None:
+        try:
+            self._proc = subprocess.Popen(
+                ["git", "cat-file", "--batch"],
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except FileNotFoundError:
+            raise GitError("git is not installed (no `git` on PATH)") from None
+        # Closing stdin ends the process when this reader is collected or the process exits.
+        self._finalizer = weakref.finalize(self, _stop, self._proc)
+
+    def lookup(self, name: str) -> tuple[str, str, bytes] | None:
+        """(object id, type, bytes) of the object ``name`` names, or None when there is none."""
+        proc = self._proc
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
+            proc.stdin.flush()
+            header = proc.stdout.readline()
+        except OSError:
+            header = b""
+        if not header:
+            raise GitError(f"git cat-file stopped while reading {name!r}")
+        if header.endswith((b" missing\n", b" ambiguous\n")):
+            return None  # "<name> missing": a name may hold spaces, so match the end
+        fields = header.split()
+        if len(fields) != 3 or not fields[2].isdigit():
+            raise GitError(f"git cat-file answered {header!r} for {name!r}")
+        size = int(fields[2].decode("ascii"))
+        data = proc.stdout.read(size)
+        proc.stdout.read(1)  # the newline after the contents
+        if len(data) != size:
+            raise GitError(f"git cat-file stopped while reading {name!r}")
+        return fields[0].decode("ascii"), fields[1].decode("ascii"), data
+
+    def close(self) -> None:
+        self._finalizer()
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.stdin is not None:
+        proc.stdin.close()
+    if proc.stdout is not None:
+        proc.stdout.close()
+    proc.wait()
+
+
 def open_repo(path: Path | str = ".") -> GitRepo:
     """Open the repository containing ``path``."""
-    import git
-
     scrub_environment()
+    where = Path(path).absolute()
     try:
-        repo = git.Repo(str(path), search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        proc = subprocess.run(
+            ["git", "rev-parse", "--is-bare-repository", "--absolute-git-dir", "--show-cdup"],
+            cwd=where,
+            env={**os.environ, **_C_LOCALE},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+        )
+    except FileNotFoundError:
+        if not where.is_dir():
+            raise UsageError(f"{path} is not inside a git repository") from None
+        raise GitError("git is not installed (no `git` on PATH)") from None
+    except NotADirectoryError:
         raise UsageError(f"{path} is not inside a git repository") from None
-    return GitRepo(repo)
+    lines = _text(proc.stdout).split("\n")
+    if proc.returncode != 0 or len(lines) < 2:
+        raise UsageError(f"{path} is not inside a git repository")
+    git_dir = Path(lines[1])
+    if lines[0] == "true":
+        return GitRepo(path=git_dir, git_dir=git_dir)
+    # The top as the user's path names it (not symlink-resolved), like the caller's paths.
+    top = Path(os.path.normpath(where / lines[2])) if len(lines) > 2 and lines[2] else where
+    return GitRepo(path=top, git_dir=git_dir)
 
 
 @contextmanager
@@ -204,8 +342,7 @@ def read_index_stages(repo: GitRepo, path: str) -> dict[int, bytes]:
 
 def read_object(repo: GitRepo, sha: str) -> bytes:
     """Exact bytes of the object ``sha`` (a blob), trailing newline included."""
-    data: bytes = repo.repo.odb.stream(bytes.fromhex(sha)).read()
-    return data
+    return repo.read_object(sha)
 
 
 def operation_in_progress(repo: GitRepo) -> str | None:
@@ -246,10 +383,7 @@ def special_head(repo: GitRepo, name: str) -> str | None:
 def git_status(repo: GitRepo, *args: str) -> tuple[int, str, str]:
     """Run ``git ARGS`` without raising: (exit status, stdout, stderr), for commands such as
     ``merge-tree`` whose non-zero status is an answer rather than a failure."""
-    status, out, err = repo.repo.git.execute(
-        ["git", *args], with_extended_output=True, with_exceptions=False
-    )
-    return int(status), str(out), str(err)
+    return repo.git_status(*args)
 
 
 def repo_relative(repo: GitRepo, path: Path | str, *, start: Path | None = None) -> str:

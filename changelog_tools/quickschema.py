@@ -23,7 +23,11 @@ _HANDLED = _ANNOTATIONS | {
     "items",
     "minItems",
     "minLength",
+    "pattern",
     "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
     "enum",
     "const",
     "if",
@@ -38,6 +42,8 @@ class _Undecided(Exception):
 
 def _is_type(value: Any, name: str) -> bool:
     if isinstance(value, float):
+        if name == "number":
+            return True
         raise _Undecided  # 1.0 is an integer to JSON Schema; leave such cases to jsonschema
     match name:
         case "string":
@@ -91,9 +97,20 @@ def _valid(schema: Any, value: Any) -> bool:
         return False
     if isinstance(value, str) and len(value) < schema.get("minLength", 0):
         return False
-    is_int = isinstance(value, int) and not isinstance(value, bool)
-    if is_int and "minimum" in schema and value < schema["minimum"]:
-        return False
+    if isinstance(value, str) and "pattern" in schema:
+        import re  # cached by re itself; jsonschema also matches with re.search
+
+        if re.search(schema["pattern"], value) is None:
+            return False
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            return False
+        if "maximum" in schema and value > schema["maximum"]:
+            return False
+        if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
+            return False
+        if "exclusiveMaximum" in schema and value >= schema["exclusiveMaximum"]:
+            return False
     if isinstance(value, list):
         if len(value) < schema.get("minItems", 0):
             return False

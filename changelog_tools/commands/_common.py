@@ -5,13 +5,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config, load_config
 from changelog_tools.errors import ExitCode
+
+if TYPE_CHECKING:
+    from changelog_tools import diagnostics as dx
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -35,6 +37,9 @@ def config_option(func: F) -> F:
 
 
 def format_option(func: F) -> F:
+    # Imported here: a command without diagnostics (reuse-gate, merge) never loads them.
+    from changelog_tools import diagnostics as dx
+
     return click.option(
         "--format",
         "output_format",
@@ -48,6 +53,8 @@ def format_option(func: F) -> F:
 
 def emit(report: dx.Report, output_format: str) -> int:
     """Print ``report`` on stdout in ``output_format``; return the exit code it implies."""
+    from changelog_tools import diagnostics as dx
+
     click.echo(dx.RENDERERS[output_format](report), nl=False)
     return int(ExitCode.OK if report.ok else ExitCode.INVALID)
 

@@ -9,7 +9,6 @@ name. Nothing here talks to the network.
 from __future__ import annotations
 
 import re
-import secrets
 import urllib.parse
 from collections.abc import Mapping
 from pathlib import Path
@@ -69,6 +68,8 @@ def write_step_outputs(path: Path, outputs: Mapping[str, str]) -> None:
     The delimiter is fresh per value and checked against it, so no value (even a multi-line
     one) can end its block early or inject another output.
     """
+    import secrets  # (with hmac and hashlib) only for a step that writes outputs
+
     chunks: list[str] = []
     for key, value in outputs.items():
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key):

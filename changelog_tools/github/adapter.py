@@ -10,7 +10,7 @@ place:
 
 - :mod:`~changelog_tools.github.records`: the records and the JSON parsers that build them;
 - :mod:`~changelog_tools.github.transport`: retries, rate limits, pagination, the error types;
-- :mod:`~changelog_tools.github.client`: the HTTP session (the only PyGithub importer);
+- :mod:`~changelog_tools.github.client`: the HTTP session (standard library ``http.client``);
 - :mod:`~changelog_tools.github.actions_env`: what a GitHub Actions step hands the tool (API
   URL, repository, token) and the step files it writes back.
 """
@@ -449,7 +449,6 @@ def make_github(
         token=token,
         timeout=policy.timeout,
         write_interval=policy.write_interval,
-        page_size=page_size,
     )
     transport = Transport(
         session=session,

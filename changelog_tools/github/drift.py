@@ -23,7 +23,6 @@ from typing import Any
 
 from changelog_tools.errors import GitError
 from changelog_tools.gitrepo import GitRepo, git_status
-from changelog_tools.ledger import appendonly
 
 _ZERO = "0" * 40
 _FULL_HISTORY = "check out with full history (actions/checkout with fetch-depth: 0)"
@@ -56,7 +55,7 @@ def path_spec(patterns: Sequence[str]) -> Any:
 
 
 def _has_commit(repo: GitRepo, sha: str) -> bool:
-    return repo.git_ok("cat-file", "-e", f"{sha}^{{commit}}")
+    return repo.has_commit(sha)
 
 
 def ensure_commit(repo: GitRepo, sha: str, *, what: str, fetch: tuple[str, str] | None) -> None:
@@ -121,6 +120,9 @@ def _appended(repo: GitRepo, base: str, head: str, path: str) -> list[Any] | str
     head_raw = repo.read_blob(head, path)
     if head_raw is None:
         return []
+    # Imported here: a repository without the changelog never pays for the YAML parser.
+    from changelog_tools.ledger import appendonly
+
     base_raw = repo.read_blob(base, path)
     change = appendonly.compare(base_raw, head_raw, path=path)
     if change.kind in (appendonly.ChangeKind.NONE, appendonly.ChangeKind.CORRECTED):
@@ -188,9 +190,12 @@ def check_drift(
     differing = repo.git(
         "diff-tree", "-r", "--name-only", "--no-renames", tree, f"{merged}^{{tree}}"
     )
-    spec = path_spec(patterns)
     candidates = {p for p in differing.splitlines() if p} | set(conflicts)
-    paths = tuple(sorted(p for p in candidates if p != changelog and spec.match_file(p)))
+    candidates.discard(changelog)
+    paths: tuple[str, ...] = ()
+    if candidates:  # the matcher (and pathspec's import) only when a path differs
+        spec = path_spec(patterns)
+        paths = tuple(sorted(p for p in candidates if spec.match_file(p)))
     changelog_note = changelog_drift(
         repo, fork_point=fork_point, source=source, base=base, merged=merged, path=changelog
     )

@@ -2,7 +2,8 @@
 
 Every parser takes GitHub's decoded JSON and either returns a record or raises
 :class:`Malformed`; the transport turns that into a one-line GitHubError naming the request.
-Nothing here knows about HTTP.
+Nothing here knows about HTTP. (Every record has a docstring: without one, ``dataclass``
+computes a signature for ``__doc__`` at import, a cost every GitHub command would pay.)
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 
 @dataclass(frozen=True)
 class PullRequest:
+    """A pull request as the tool needs it (list endpoints leave out `merged`/`mergeable`)."""
+
     number: int
     state: str  # "open" or "closed"
     draft: bool
@@ -41,6 +44,8 @@ class PullRequest:
 
 @dataclass(frozen=True)
 class PullCommit:
+    """One commit of a pull request, oldest first in its list."""
+
     sha: str
     message: str
     parents: tuple[str, ...]
@@ -48,6 +53,8 @@ class PullCommit:
 
 @dataclass(frozen=True)
 class PullFile:
+    """One file a pull request changes."""
+
     filename: str
     status: str
     previous_filename: str | None
@@ -55,6 +62,8 @@ class PullFile:
 
 @dataclass(frozen=True)
 class Comment:
+    """An issue (or pull-request conversation) comment."""
+
     id: int
     body: str
     author: str | None
@@ -66,6 +75,8 @@ class Comment:
 
 @dataclass(frozen=True)
 class Review:
+    """A pull-request review."""
+
     id: int
     author: str | None
     author_association: str
@@ -77,6 +88,8 @@ class Review:
 
 @dataclass(frozen=True)
 class ReviewComment:
+    """A comment on a pull request's diff."""
+
     id: int
     author: str | None
     author_association: str
@@ -89,6 +102,8 @@ class ReviewComment:
 
 @dataclass(frozen=True)
 class Workflow:
+    """An Actions workflow."""
+
     id: int
     name: str
     path: str
@@ -97,6 +112,8 @@ class Workflow:
 
 @dataclass(frozen=True)
 class WorkflowRun:
+    """One run of an Actions workflow."""
+
     id: int
     name: str | None
     event: str
@@ -114,6 +131,8 @@ class WorkflowRun:
 
 @dataclass(frozen=True)
 class Artifact:
+    """An artifact a workflow run uploaded."""
+
     id: int
     name: str
     expired: bool
@@ -122,6 +141,8 @@ class Artifact:
 
 @dataclass(frozen=True)
 class CheckRun:
+    """A check run on a commit."""
+
     id: int
     name: str
     status: str | None
@@ -135,6 +156,8 @@ class CheckRun:
 
 @dataclass(frozen=True)
 class CommitStatus:
+    """One commit status (a context's latest state)."""
+
     context: str
     state: str
     description: str | None
@@ -144,6 +167,8 @@ class CommitStatus:
 
 @dataclass(frozen=True)
 class CombinedStatus:
+    """A commit's combined status and the statuses it combines."""
+
     sha: str
     state: str
     statuses: tuple[CommitStatus, ...]
@@ -151,6 +176,8 @@ class CombinedStatus:
 
 @dataclass(frozen=True)
 class MergeResult:
+    """What a merge call answered: merged or not, and the merge commit."""
+
     merged: bool
     sha: str
     message: str

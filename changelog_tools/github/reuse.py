@@ -238,6 +238,8 @@ def label_problem(pr: PullRequest, policy: Policy) -> str | None:
 
 @dataclass(frozen=True)
 class RunProblem:
+    """Why a workflow run cannot be reused: a kind and a message."""
+
     kind: str  # event / status / conclusion / workflow / commit / artifacts
     message: str
 
@@ -302,6 +304,8 @@ def reusable_artifacts(artifacts: Iterable[Artifact], patterns: Iterable[str]) -
 
 @dataclass(frozen=True)
 class Source:
+    """The run chosen for reuse, with its artifacts and whether a comment pinned it."""
+
     run: WorkflowRun
     artifacts: tuple[str, ...]
     pinned: bool

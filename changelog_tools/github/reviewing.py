@@ -9,6 +9,7 @@ permissions, workflow jobs, artifact contents and other repositories' pull reque
 from __future__ import annotations
 
 import functools
+import urllib.parse
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -183,9 +184,9 @@ class ReviewingEndpoints:
         return out
 
     def _graphql_url(self) -> str:
-        base = self._t.base_url.rstrip("/")
         # api.github.com/graphql; GitHub Enterprise: https://HOST/api/graphql beside /api/v3
-        return (base.removesuffix("/v3") if base.endswith("/api/v3") else base) + "/graphql"
+        split = urllib.parse.urlsplit(self._t.base_url)
+        return f"{split.scheme}://{split.netloc}{self._t.session.graphql_path}"
 
     def list_commit_statuses(self, sha: str) -> tuple[CommitStatus, ...]:
         """Every status ever set on ``sha`` (newest first, as GitHub lists them)."""
@@ -227,15 +228,12 @@ class ReviewingEndpoints:
 
     def download_artifact(self, artifact_id: int) -> bytes:
         """The zip of an artifact: GitHub answers 302 to a signed URL, fetched without token."""
-        path = self._repo_path(f"/actions/artifacts/{artifact_id}/zip")
-        headers, _ = self._t.request("GET", path)
-        location = headers.get("location")
-        if not location:
-            raise self._t.fail(GitHubError, f"GitHub API GET {path} gave no download location")
         from changelog_tools.github.client import ConnectionFailure, HTTPFailure
 
+        path = self._repo_path(f"/actions/artifacts/{artifact_id}/zip")
         try:
-            return self._t.session.fetch_unauthenticated(str(location))
+            location = self._t.session.locate(path)
+            return self._t.session.fetch_unauthenticated(location)
         except HTTPFailure as exc:
             raise self._t.fail(
                 GitHubError, f"downloading artifact {artifact_id} failed: HTTP {exc.status}"

@@ -2,8 +2,8 @@
 
 Every request the adapter makes goes through :class:`Transport`, which turns every failure into
 :class:`~changelog_tools.errors.GitHubError` (exit 3) with a one-line reason and never shows
-the token. It retries itself rather than leaving that to the HTTP library, because PyGithub's
-defaults do not fit a CI gate that must fail closed and explain itself: they retry POSTs
+the token. It retries itself rather than leaving that to an HTTP library, because the usual library
+defaults (PyGithub's, which this tool once used) do not fit a CI gate that must fail closed and explain itself: they retry POSTs
 blindly (a lost response duplicates a comment), never retry PATCH, never back off between 5xx
 attempts, do not retry a 429 without ``Retry-After``, raise a ``requests`` ``RetryError``
 instead of a GitHub exception when they give up, and wait out a primary rate limit for as long
@@ -36,6 +36,9 @@ _LINK_RE = re.compile(r'<([^>]*)>\s*;\s*rel="([^"]*)"')
 SECONDARY_RATE_LIMIT_WAIT = 60.0
 # However short the waits a server asks for, stop after this many rate-limit answers in a row.
 MAX_RATE_LIMIT_RETRIES = 6
+# Pages one list may take (100 items each): far beyond any list the tool reads (a PR lists at
+# most 250 commits), so only a server that never stops paginating reaches it.
+MAX_PAGES = 1000
 
 
 # ----------------------------------------------------------------------------------------------
@@ -74,8 +77,8 @@ class RetryPolicy:
     backoff: float = 1.0  # first pause in seconds; doubles with every attempt
     max_backoff: float = 30.0
     rate_limit_wait: float = 300.0  # total seconds this process may spend waiting out rate limits
-    timeout: int = 30  # whole seconds per HTTP request (PyGithub insists on an int)
-    write_interval: float = 1.0  # PyGithub's pause between two writes (GitHub's advice)
+    timeout: int = 30  # seconds per connect and per read of one HTTP request
+    write_interval: float = 1.0  # the pause between two writes (GitHub's advice)
 
     @classmethod
     def from_config(cls, config: Config) -> RetryPolicy:
@@ -102,6 +105,8 @@ class Mode(enum.Enum):
 
 @dataclass(frozen=True)
 class _RateLimit:
+    """The wait a rate-limit answer asks for, and what said so."""
+
     wait: float
     what: str
 
@@ -121,11 +126,13 @@ class Transport:
         policy: RetryPolicy,
         secret: str = "",
         page_size: int = DEFAULT_PAGE_SIZE,
+        max_pages: int = MAX_PAGES,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
         log: Callable[[str], None] | None = None,
     ) -> None:
         self.session = session
+        self.max_pages = max_pages
         self.base_url = base_url
         self.policy = policy
         self._secret = secret
@@ -317,15 +324,35 @@ class Transport:
         return url
 
     def pages(self, path: str, params: dict[str, Any] | None = None) -> Iterator[Any]:
-        """Yield the JSON of every page, following ``Link: rel="next"`` only as far as consumed."""
+        """Yield the JSON of every page, following ``Link: rel="next"`` only as far as consumed.
+
+        A next link back to a page already read (a server bug or a hostile proxy) and a list
+        longer than ``max_pages`` end the walk with GitHubError instead of a loop forever.
+        """
         query = {"per_page": self.page_size, **(params or {})}
+        seen = {_page_key(path, query)}
         headers, data = self.request("GET", path, params=query)
         while True:
             yield data
             following = next_link(str(headers.get("link") or ""))
             if following is None:
                 return
-            headers, data = self.request("GET", self._check_next(following))
+            following = self._check_next(following)
+            key = _page_key(self.show(following), None)
+            if key in seen:
+                raise self.fail(
+                    GitHubError,
+                    f"GitHub API GET {self.show(path)}: the next-page link points back at a page "
+                    f"already read ({self.show(following)}); stopped instead of looping",
+                )
+            if len(seen) >= self.max_pages:
+                raise self.fail(
+                    GitHubError,
+                    f"GitHub API GET {self.show(path)}: the list goes on past {self.max_pages} "
+                    "pages; stopped",
+                )
+            seen.add(key)
+            headers, data = self.request("GET", following)
 
     def page_list(self, data: Any, key: str | None, path: str) -> list[Any]:
         items = data if key is None else (data.get(key) if isinstance(data, dict) else None)
@@ -355,6 +382,15 @@ class Transport:
         key: str | None = None,
     ) -> tuple[Any, ...]:
         return tuple(self.parse(parser, item, path) for item in self.items(path, params, key=key))
+
+
+def _page_key(url: str, params: Mapping[str, Any] | None) -> tuple[str, frozenset[tuple[str, str]]]:
+    """What identifies a page: its path and query, order-free, with GitHub's default page=1."""
+    split = urllib.parse.urlsplit(url)
+    query = dict(urllib.parse.parse_qsl(split.query, keep_blank_values=True))
+    query.update({k: str(v) for k, v in (params or {}).items()})
+    query.setdefault("page", "1")
+    return split.path, frozenset(query.items())
 
 
 def _attempts(count: int) -> str:

@@ -17,7 +17,6 @@ or flow keys, document markers, top-level scalars) is parsed whole, with the sam
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -315,6 +314,8 @@ def resolve_keys(patterns: Iterable[str], names: Sequence[str]) -> list[str]:
 def suggestions(pattern: str, names: Sequence[str], n: int = 3) -> list[str]:
     """Closest existing keys for an unknown key or a wildcard that matched nothing."""
     probe = pattern.replace("*", "")
+    import difflib  # only for a key that matches nothing
+
     close = difflib.get_close_matches(probe, names, n=n, cutoff=0.6)
     if not close and "*" in pattern:
         # A wildcard's fixed part is often a prefix: offer keys sharing its longest literal part.

@@ -7,10 +7,9 @@ stable code, a short message and the line of the offending key or value.
 
 from __future__ import annotations
 
-import difflib
 import json
+import pathlib
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from changelog_tools import diagnostics as dx
@@ -18,11 +17,14 @@ from changelog_tools.quickschema import quick_valid
 from changelog_tools.yamlload import Loaded, Path
 
 ENTRY_SCHEMA_FILE = "perf-changelog.schema.json"
+_SCHEMAS = pathlib.Path(__file__).resolve().parent.parent / "schemas"
 
 
 @cache
 def entry_schema() -> dict[str, Any]:
-    text = resources.files("changelog_tools").joinpath("schemas", ENTRY_SCHEMA_FILE).read_text()
+    # Beside this package's files (shipped as package data); importlib.resources would cost
+    # more to import than the read.
+    text = (_SCHEMAS / ENTRY_SCHEMA_FILE).read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
 
@@ -125,6 +127,8 @@ def validate_entry(
             allowed = known_fields()
             for extra in sorted(set(err.instance) - set(allowed), key=str):
                 line, col = loaded.key_marks.get((*entry_path, extra), mark)
+                import difflib  # only for an unknown field
+
                 close = difflib.get_close_matches(str(extra).replace("_", "-"), allowed, n=1)
                 out.append(
                     dx.error(

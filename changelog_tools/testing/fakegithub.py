@@ -243,7 +243,8 @@ class Fault:
     """Answer matching requests with ``status`` (None: answer normally) after ``delay`` seconds.
 
     ``times`` None means every matching request; ``apply`` runs the real handler first, so the
-    state changes but the client sees the fault (a response lost on the way back).
+    state changes but the client sees the fault (a response lost on the way back). With
+    ``status`` None, ``headers`` replace those of the normal answer (a broken ``Link``, say).
     """
 
     method: str | None
@@ -695,6 +696,15 @@ class FakeGitHub:
             headers["Retry-After"] = f"{retry_after:g}"
         return self.fault(Fault(method, pattern, status, times, {"message": message}, headers))
 
+    def next_link(
+        self, method: str | None, pattern: str, url: str, *, times: int | None = None
+    ) -> Fault:
+        """Answer matching requests normally but with ``Link: <url>; rel="next"``: a server
+        whose pagination never ends (``url`` a page already served makes a loop)."""
+        return self.fault(
+            Fault(method, pattern, None, times, headers={"Link": f'<{url}>; rel="next"'})
+        )
+
     def stall(self, method: str | None, pattern: str, seconds: float, *, times: int = 1) -> Fault:
         """Delay the answer to the next ``times`` matching requests by ``seconds``."""
         return self.fault(Fault(method, pattern, None, times, delay=seconds))
@@ -762,6 +772,10 @@ class FakeGitHub:
             response = _error(500, f"fake GitHub failed: {type(exc).__name__}: {exc}")
         if fault is not None and fault.status is not None:
             response = Response(fault.status, fault.body, fault.headers)
+        elif fault is not None and fault.headers:
+            response = Response(
+                response.status, response.body, {**response.headers, **fault.headers}
+            )
         return self._encode(response)
 
     @property

@@ -4,7 +4,6 @@ rate limits, idempotent writes, and the GitHub Actions step files."""
 from __future__ import annotations
 
 import dataclasses
-import logging
 import re
 import socket
 from collections.abc import Callable
@@ -72,8 +71,34 @@ def test_github_token_is_used_when_gh_token_is_absent(fake: FakeGitHub) -> None:
     assert gh.get_pull(1).number == 1
 
 
-def test_importing_pygithub_does_not_leave_its_info_logger_on(gh: GitHub) -> None:
-    assert logging.getLogger("github").getEffectiveLevel() >= logging.WARNING
+def test_the_adapter_sends_nothing_until_the_first_call(fake: FakeGitHub, gh: GitHub) -> None:
+    fake.add_pull(1, "feature", head_sha=SHA)
+    assert fake.count() == 0
+    assert gh.get_pull(1).number == 1 and gh.get_pull(1).number == 1
+    assert fake.count() == 2 and gh.requests == 2
+
+
+def test_the_token_is_sent_as_a_bearer_header_with_the_api_version(
+    fake: FakeGitHub, gh: GitHub
+) -> None:
+    fake.add_pull(1, "feature", head_sha=SHA)
+    gh.get_pull(1)
+    (request,) = fake.requests("GET")
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    assert headers["authorization"] == f"Bearer {TOKEN}"
+    assert headers["x-github-api-version"] == "2022-11-28"
+    assert headers["accept"] == "application/vnd.github+json"
+    assert headers["user-agent"].startswith("changelog-tools/")
+
+
+def test_an_absolute_url_off_the_api_origin_is_refused_before_sending(
+    fake: FakeGitHub, gh: GitHub
+) -> None:
+    with pytest.raises(GitHubError, match="refusing to send the GitHub token"):
+        gh._t.session.send("GET", "http://127.0.0.2:9/api/v3/repos/x/y", None, None)
+    with pytest.raises(GitHubError, match="refusing to send the GitHub token"):
+        gh._t.session.send("GET", fake.root_url + "/elsewhere/repos/x/y", None, None)
+    assert fake.count() == 0
 
 
 # -- records ---------------------------------------------------------------------------------------
@@ -186,14 +211,16 @@ def test_a_refused_connection_is_retried_then_reported(clock: Clock) -> None:
         config_mod.defaults(), env=env, repository=REPO, policy=RetryPolicy(retries=2),
         sleep=clock.sleep, clock=clock.time,
     )  # fmt: skip
-    with pytest.raises(GitHubError, match=r"pulls/1 could not connect \(ConnectionError\) after 3"):
+    with pytest.raises(
+        GitHubError, match=r"pulls/1 could not connect \(ConnectionRefusedError\) after 3"
+    ):
         gh.get_pull(1)
     assert clock.sleeps == [1.0, 2.0] and gh.requests == 3
 
 
 def test_a_timed_out_read_is_retried(fake: FakeGitHub, gh: GitHub, clock: Clock) -> None:
-    # PyGithub only accepts whole seconds; shorten the timeout so the test does not wait 1 s.
-    gh._t.session._requester._Requester__timeout = 0.2  # type: ignore[attr-defined]
+    # The configured timeout is whole seconds; shorten it so the test does not wait 1 s.
+    gh._t.session.timeout = 0.2
     fake.add_pull(1, "feature", head_sha=SHA)
     fake.stall("GET", r"/pulls/1$", 0.4)
     assert gh.get_pull(1).number == 1
@@ -280,7 +307,7 @@ def test_the_token_never_appears_in_errors_logs_or_repr(fake: FakeGitHub, clock:
     text = " ".join([str(info.value), info.value.hint or "", repr(gh), *said])
     assert "***" in text and TOKEN not in text
     assert info.value.hint == "check that GH_TOKEN or GITHUB_TOKEN holds a valid token"
-    assert fake.log[0].headers["Authorization"] == f"token {TOKEN}"  # it is sent, just not shown
+    assert fake.log[0].headers["Authorization"] == f"Bearer {TOKEN}"  # it is sent, just not shown
 
 
 # -- idempotent writes ---------------------------------------------------------------------------

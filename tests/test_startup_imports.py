@@ -1,0 +1,199 @@
+"""The start-up budget, held by what each command imports (issue 14): nothing is timed here.
+
+Each case runs one command through ``cli.run`` in a fresh interpreter and records the modules
+loaded by the time it returns. A heavy module that comes back onto a path that does not need it
+(PyGithub or any HTTP client for `check`, jsonschema for valid input, GitPython anywhere, another
+command's module) fails the test that names the path. Each "is loaded" case next to a "not
+loaded" one proves the probe sees the module when a path does need it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from changelog_tools.cli import COMMANDS, SUMMARIES, cli
+from tests.checkdata import BASE, CONFIG, MASTERS, PULL, appended, entry, init_repo
+from tests.conftest import commit_files, git
+
+PROBE = """
+import json, sys
+from changelog_tools.cli import run
+code = run(sys.argv[2:])
+with open(sys.argv[1], "w", encoding="utf-8") as handle:
+    json.dump({"code": code, "modules": sorted(sys.modules)}, handle)
+"""
+
+# Modules no local command needs: GitHub's client stack, and GitPython (no longer used).
+NETWORK = ("github", "requests", "urllib3", "http.client", "ssl", "changelog_tools.github")
+GITPYTHON = ("git", "gitdb")
+ALWAYS_ABSENT = (*NETWORK, *GITPYTHON, "changelog_tools.flows", "changelog_tools.testing")
+
+
+def loaded(cwd: Path, *argv: str, env: dict[str, str] | None = None) -> tuple[int, set[str]]:
+    """(exit code, modules loaded) of ``changelog-tools ARGV`` run in a fresh interpreter."""
+    out = cwd / ".probe.json"
+    subprocess.run(
+        [sys.executable, "-c", PROBE, str(out), *argv],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        env=env,
+    )
+    result = json.loads(out.read_text(encoding="utf-8"))
+    out.unlink()
+    return int(result["code"]), set(result["modules"])
+
+
+def present(modules: set[str], *names: str) -> list[str]:
+    """Which of ``names`` (a module or any of its submodules) are in ``modules``."""
+    return sorted(
+        name for name in names if any(m == name or m.startswith(name + ".") for m in modules)
+    )
+
+
+def other_commands(modules: set[str], *own: str) -> list[str]:
+    mine = {f"changelog_tools.commands.{name}" for name in own}
+    return sorted(m for m in modules if m.startswith("changelog_tools.commands.") and m not in mine)
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    """A directory (no git) holding a base, a head with one appended entry, and the masters."""
+    d = tmp_path / "files"
+    (d / "configs").mkdir(parents=True)
+    (d / "base.yaml").write_bytes(BASE)
+    (d / "head.yaml").write_bytes(appended(entry("alpha-fp8-gpu-a-vllm")))
+    (d / "main.yaml").write_bytes(appended(entry("beta-fp4-gpu-b-trt", link=f"{PULL}7")))
+    for rel, data in MASTERS.items():
+        (d / rel).write_bytes(data)
+    (d / ".changelog-tools.yaml").write_text(CONFIG)
+    return d
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository on branch `pr` that appends one entry to main's changelog."""
+    path = init_repo(tmp_path / "repo")
+    git(path, "checkout", "-q", "-b", "pr")
+    commit_files(path, {"perf-changelog.yaml": appended(entry("alpha-fp8-gpu-a-vllm"))}, "append")
+    return path
+
+
+def test_help_imports_no_command_and_no_ledger_code(tmp_path: Path) -> None:
+    code, modules = loaded(tmp_path, "--help")
+    assert code == 0
+    assert other_commands(modules) == []
+    assert present(modules, "changelog_tools.ledger", "ruamel", *ALWAYS_ABSENT) == []
+
+
+def test_every_command_has_a_summary_that_matches_its_own_help() -> None:
+    import click
+
+    ctx = click.Context(cli)
+    for name in COMMANDS:
+        command = cli.get_command(ctx, name)
+        assert command is not None and command.help is not None
+        first = " ".join(command.help.split("\n\n")[0].split())
+        assert SUMMARIES.get(name) == first, (
+            f"cli.SUMMARIES[{name!r}] must be the first paragraph of its help"
+        )
+
+
+def test_validate_of_valid_input_needs_no_jsonschema(files: Path) -> None:
+    code, modules = loaded(files, "validate", "head.yaml")
+    assert code == 0
+    assert present(modules, "jsonschema", *ALWAYS_ABSENT, "subprocess") == []
+    assert other_commands(modules, "validate", "_common") == []
+
+
+def test_validate_of_invalid_input_loads_jsonschema_to_explain_it(files: Path) -> None:
+    (files / "bad.yaml").write_bytes(BASE + b"\n- config-keys: 7\n  pr-link: x\n")
+    code, modules = loaded(files, "validate", "bad.yaml")
+    assert code == 1
+    assert present(modules, "jsonschema") == ["jsonschema"]  # the probe sees it when used
+
+
+def test_a_valid_config_file_is_read_without_jsonschema(files: Path) -> None:
+    assert (files / ".changelog-tools.yaml").is_file()
+    code, modules = loaded(files, "keys", "alpha-*")
+    assert code == 0
+    assert present(modules, "jsonschema") == []
+
+
+def test_an_invalid_config_file_loads_jsonschema_to_explain_it(files: Path) -> None:
+    (files / ".changelog-tools.yaml").write_text("github-retries: -1\n")
+    code, modules = loaded(files, "keys", "alpha-*")
+    assert code == 2
+    assert present(modules, "jsonschema") == ["jsonschema"]
+
+
+def test_check_in_file_mode_starts_no_git_and_no_network_client(files: Path) -> None:
+    code, modules = loaded(
+        files,
+        "check", "--pr", "5", "--base-file", "base.yaml", "--head-file", "head.yaml",
+    )  # fmt: skip
+    assert code == 0
+    assert present(modules, "jsonschema", *ALWAYS_ABSENT, "changelog_tools.gitrepo") == []
+    assert other_commands(modules, "check", "_common") == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "own", "expect"),
+    [
+        (("check", "--pr", "5"), "check", 0),
+        (("canonicalize", "--pr", "5", "--check"), "canonicalize", 1),
+    ],
+)
+def test_git_mode_commands_run_git_without_gitpython(
+    repo: Path, argv: tuple[str, ...], own: str, expect: int
+) -> None:
+    code, modules = loaded(repo, *argv)
+    assert code == expect
+    assert present(modules, "jsonschema", *ALWAYS_ABSENT) == []
+    assert present(modules, "changelog_tools.gitrepo") == ["changelog_tools.gitrepo"]
+    assert other_commands(modules, own, "_common") == []
+
+
+def test_resolve_and_the_merge_driver_need_no_network_client(files: Path, repo: Path) -> None:
+    code, modules = loaded(
+        files,
+        "resolve", "--pr", "5", "--base-file", "base.yaml", "--pr-file", "head.yaml",
+        "--main-file", "main.yaml", "-o", "out.yaml",
+    )  # fmt: skip
+    assert code == 0
+    assert present(modules, "jsonschema", *ALWAYS_ABSENT) == []
+    (repo / ".git" / "base.yaml").write_bytes((files / "base.yaml").read_bytes())
+    (repo / ".git" / "ours.yaml").write_bytes((files / "main.yaml").read_bytes())
+    (repo / ".git" / "theirs.yaml").write_bytes((files / "head.yaml").read_bytes())
+    code, modules = loaded(
+        repo, "merge-driver", "--pr-side", "theirs",
+        ".git/base.yaml", ".git/ours.yaml", ".git/theirs.yaml",
+    )  # fmt: skip
+    assert code == 0
+    assert present(modules, "jsonschema", *ALWAYS_ABSENT) == []
+
+
+def test_a_reuse_decision_that_asks_nothing_opens_no_http_client(tmp_path: Path) -> None:
+    import os
+
+    env = {
+        **os.environ,
+        "GH_TOKEN": "t",
+        # never contacted: a push to another branch is decided without a request
+        "GITHUB_API_URL": "http://127.0.0.1:9/api/v3",
+        "GITHUB_REPOSITORY": "o/r",
+    }
+    code, modules = loaded(
+        tmp_path,
+        "reuse-gate", "--event-name", "push", "--ref", "refs/heads/feature",
+        "--commit-sha", "a" * 40,
+        env=env,
+    )  # fmt: skip
+    assert code == 0
+    assert present(modules, *NETWORK[:-1], *GITPYTHON) == []  # no client until a request
+    assert present(modules, "changelog_tools.github") == ["changelog_tools.github"]
