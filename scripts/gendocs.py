@@ -63,7 +63,14 @@ def outputs() -> dict[Path, str]:
         + "\n",
         ROOT / "docs" / "configuration.md": config.render_docs(),
         ROOT / "docs" / "diagnostics.md": render_codes(),
+        ROOT / "docs" / "lint.md": render_lint_docs(),
     }
+
+
+def render_lint_docs() -> str:
+    from changelog_tools.lint.docs import render_lint_docs as render
+
+    return render()
 
 
 def main() -> int:

@@ -110,6 +110,10 @@ def lint_git(
     if audit:
         subject = f"{head_name} ({head_sha[:12]}), whole tree"
     else:
-        subject = f"{head_name} ({head_sha[:12]}) against the base{how}, {len(changed or ())} changed paths"
+        count = len(changed or ())
+        subject = (
+            f"{head_name} ({head_sha[:12]}) against the base{how}, "
+            f"{count} changed path{'s' * (count != 1)}"
+        )
     say(f"lint: {subject}")
     return GitLint(run_lint(request, config, rules=rules), subject)

@@ -142,7 +142,12 @@ def golden_values(ctx: Context, prefix: str) -> tuple[list[str], dict[int, set[f
 def check(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[str]]:
     rule = "golden-al"
     cfg = ctx.config
-    judged = ctx.files(cfg.lint_golden_al_scripts)
+    from changelog_tools.lint.launchers import entry_scripts
+
+    judged = sorted(
+        set(ctx.files(cfg.lint_golden_al_scripts))
+        | {p for p in entry_scripts(ctx) if matches(p, cfg.lint_golden_al_scripts)}
+    )
     out: list[dx.Diagnostic] = []
     for path in judged:
         text = ctx.text(path) or ""

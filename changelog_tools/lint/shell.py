@@ -155,9 +155,24 @@ def added_lines(base: str | None, head: str) -> frozenset[int]:
     head_lines = head.split("\n")
     if base is None:
         return frozenset(range(1, len(head_lines) + 1))
-    matcher = difflib.SequenceMatcher(None, base.split("\n"), head_lines, autojunk=False)
+    base_lines = base.split("\n")
+    # The common prefix and suffix first: a change to a 10,000-line master config touches a few
+    # lines, and the matcher is quadratic in what is left.
+    start = 0
+    limit = min(len(base_lines), len(head_lines))
+    while start < limit and base_lines[start] == head_lines[start]:
+        start += 1
+    end = 0
+    while (
+        end < limit - start
+        and base_lines[len(base_lines) - 1 - end] == head_lines[len(head_lines) - 1 - end]
+    ):
+        end += 1
+    old = base_lines[start : len(base_lines) - end]
+    new = head_lines[start : len(head_lines) - end]
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     out: set[int] = set()
     for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
         if tag in ("replace", "insert"):
-            out.update(range(j1 + 1, j2 + 1))
+            out.update(range(start + j1 + 1, start + j2 + 1))
     return frozenset(out)

@@ -106,3 +106,17 @@ def test_deleting_a_script_an_unchanged_entry_runs_is_caught_only_in_an_audit(
     assert found(lint_change(root, rules=("config-script",))) == []
     audit = lint_change(root, rules=("config-script",), audit=True)
     assert found(audit) == [("CL730", "configs/nvidia-master.yaml", 14)]
+
+
+def test_old_commits_keep_master_configs_under_dot_github(tmp_path: Path) -> None:
+    root = make_world(tmp_path / "r")
+    from tests.conftest import git
+
+    (root / ".github").mkdir(exist_ok=True)
+    git(root, "mv", "configs", ".github/configs")
+    git(root, "commit", "-q", "-m", "old layout")
+    change(root, {".github/configs/amd-master.yaml": AMD_MASTER + NEW_ENTRY})
+    result = lint_change(root, rules=("config-script", "master-schema"))
+    legacy = ".github/configs/amd-master.yaml"
+    # Found there, parsed and valid; neither of the new entry's scripts exists.
+    assert found(result) == [("CL730", legacy, 29), ("CL730", legacy, 30)]

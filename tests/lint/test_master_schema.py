@@ -173,3 +173,9 @@ def test_the_multinode_seed_is_valid_and_a_disagg_entry_needs_a_transfer() -> No
     del broken["kv-p2p-transfer"]
     (err,) = entry_errors(broken)
     assert err.kind == "constraint" and "kv-p2p-transfer" in err.message
+
+
+def test_an_entry_that_is_not_valid_yaml_is_a_lint_input_error(tmp_path: Path) -> None:
+    result = _lint(tmp_path, AMD_MASTER.replace("  precision: fp8\n", "  precision: [fp8\n"))
+    assert found(result) == [("CL700", AMD, 7)]  # where the parser gave up
+    assert "invalid YAML" in result.findings[0].message

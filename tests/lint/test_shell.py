@@ -1,0 +1,45 @@
+"""The shell reading the rules rely on: comments, continuations, heredocs, added lines."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from changelog_tools.lint.shell import added_lines, heredocs, logical_lines, strip_comments
+
+
+def test_comments_are_dropped_outside_quotes_only() -> None:
+    text = "a # c\nb '# kept' \"#kept\" ${#ARR[@]} x#y\n# whole\n"
+    assert strip_comments(text) == ["a", "b '# kept' \"#kept\" ${#ARR[@]} x#y", "", ""]
+
+
+def test_continuations_join_and_keep_each_physical_line() -> None:
+    (call,) = logical_lines("run \\\n  --a \\\n  --b\n")
+    assert (call.line, call.last, call.text) == (1, 3, "run --a --b")
+    assert call.line_at(call.text.index("--b")) == 3
+
+
+def test_a_heredoc_body_does_not_carry_quotes_into_the_script() -> None:
+    text = "python3 - <<'PY'\n# don't\nx = 1\nPY\nrun --flag # comment\n"
+    assert strip_comments(text)[-2] == "run --flag"
+    assert heredocs(text) == [(1, 4, "\nx = 1")]
+
+
+LINES = st.lists(st.sampled_from(["a", "b", "c", "d", ""]), max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(base=LINES, head=LINES)
+def test_added_lines_are_the_inserted_lines_of_a_minimal_diff(
+    base: list[str], head: list[str]
+) -> None:
+    base_text, head_text = "\n".join(base), "\n".join(head)
+    got = added_lines(base_text, head_text)
+    base, head = base_text.split("\n"), head_text.split("\n")  # the lines as the rules see them
+    # Every line reported is in range, and the head lines not reported, in order, are base lines.
+    unreported = [line for n, line in enumerate(head, 1) if n not in got]
+    assert all(1 <= n <= max(1, len(head)) for n in got)
+    remaining = iter(base)
+    assert all(line in remaining for line in unreported)  # a subsequence of the base
+    if base == head:
+        assert got == frozenset()
