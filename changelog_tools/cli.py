@@ -45,6 +45,9 @@ SUMMARIES: dict[str, str] = {
     "check": "Check a change to the changelog: what CI runs on every pull request and push to "
     "main.",
     "keys": "Show which master-config keys changelog `config-keys` select.",
+    "lint": "Lint benchmark scripts, launchers and master configs: the rules reviewers check by "
+    "hand.",
+    "signoff": "Verify CODEOWNER sign-offs on pull requests (see docs/signoff.md).",
     "reuse-gate": "Decide whether CI may reuse a pull request's finished sweep instead of "
     "sweeping again.",
     "canonicalize": "Replace placeholder pr-links in the entries this change appended with PR "

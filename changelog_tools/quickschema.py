@@ -20,6 +20,8 @@ _HANDLED = _ANNOTATIONS | {
     "required",
     "properties",
     "additionalProperties",
+    "propertyNames",
+    "format",
     "items",
     "minItems",
     "minLength",
@@ -97,6 +99,17 @@ def _valid(schema: Any, value: Any) -> bool:
         return False
     if isinstance(value, str) and len(value) < schema.get("minLength", 0):
         return False
+    if "format" in schema and isinstance(value, str):
+        # Only `regex` is decided: a value that compiles is valid whether or not a format
+        # checker runs; anything else (another format, a bad pattern) goes to jsonschema.
+        if schema["format"] != "regex":
+            raise _Undecided
+        import re
+
+        try:
+            re.compile(value)
+        except re.error:
+            raise _Undecided from None
     if isinstance(value, str) and "pattern" in schema:
         import re  # cached by re itself; jsonschema also matches with re.search
 
@@ -118,6 +131,10 @@ def _valid(schema: Any, value: Any) -> bool:
             return False
     if isinstance(value, dict):
         if any(name not in value for name in schema.get("required", ())):
+            return False
+        if "propertyNames" in schema and not all(
+            _valid(schema["propertyNames"], key) for key in value
+        ):
             return False
         properties = schema.get("properties", {})
         for key, item in value.items():
