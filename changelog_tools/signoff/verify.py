@@ -462,6 +462,8 @@ def _candidates(
     for r in remarks:
         if is_bot(r, ctx.config.signoff_bot_login):
             continue
+        if r.kind == "review" and (r.state or "").upper() in ("DISMISSED", "PENDING"):
+            continue  # a dismissed review was withdrawn; a pending one is not published
         parsed = cl.find_signoff(r.body).checklist
         if parsed is not None:
             raw.append((r, parsed))

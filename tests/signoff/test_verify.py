@@ -424,6 +424,9 @@ def test_reviews_count_only_on_the_head_commit(world: World) -> None:
     world.fake.add_review(7, login="amd-a", body=signoff("amd-a"), commit_id=head, state="APPROVED")
     fresh = world.verify(dry_run=True)
     assert fresh.verdict is not None and fresh.verdict.verdict == "pass"
+    world.fake.reviews[-1].state = "DISMISSED"  # a dismissed review is withdrawn
+    dismissed = world.verify(dry_run=True)
+    assert dismissed.verdict is not None and dismissed.verdict.verdict == "pending"
 
 
 def test_the_pr_author_and_bots_never_count(world: World) -> None:
