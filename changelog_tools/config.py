@@ -97,6 +97,14 @@ OPTIONS: tuple[Option, ...] = (
         "Largest changelog accepted, in bytes.",
     ),
     Option(
+        "whitespace-only-separator",
+        "error",
+        {"enum": ["error", "warning"]},
+        "A line of spaces standing in for the one empty line before or between appended entries "
+        "(`check` CL108). `error`, as InferenceX's own gate; `warning` accepts it when the empty "
+        "line count is still right. TAB/CR/VT/FF lines are always errors.",
+    ),
+    Option(
         "github-api-url",
         None,
         {"type": ["string", "null"]},
@@ -543,6 +551,7 @@ class Config:
     remote: str
     placeholders: tuple[str, ...]
     max_file_size: int
+    whitespace_only_separator: str
     github_api_url: str | None
     github_retries: int
     github_retry_backoff: float

@@ -141,7 +141,8 @@ BASE_NO_FINAL_NEWLINE = _register(
 NOTHING_TO_SWEEP = _register(
     "CL114",
     "nothing-to-sweep",
-    "A pull request leaves the changelog unchanged: it appends nothing for CI to sweep.",
+    "A pull request leaves the changelog and the master configs unchanged: nothing for CI to "
+    "sweep.",
 )
 # -- pr-links ---------------------------------------------------------------------------------------
 WRONG_PR = _register("CL201", "wrong-pr", "An appended entry links to another pull request.")

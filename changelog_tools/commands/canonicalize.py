@@ -12,8 +12,9 @@ from changelog_tools.config import Config
 
 @click.command()
 @click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--pr", "--pr-number", "pr", type=click.IntRange(min=1), required=True,
-              metavar="N", help="The pull request whose link replaces the placeholders.")  # fmt: skip
+@click.option("--pr", "--pr-number", "pr", type=click.IntRange(min=1),
+              metavar="N", help="The pull request whose link replaces the placeholders "
+              "(required, except with --fix-placement).")  # fmt: skip
 @click.option("--base-ref", metavar="REF",
               help="What the change is against (default: merge-base of HEAD and the main "
               "branch).")  # fmt: skip
@@ -26,18 +27,22 @@ from changelog_tools.config import Config
 @click.option("--fix-near-misses", is_flag=True,
               help="Also replace near-miss placeholders (TBD, xxxx, .../pull/ without a "
               "number, ...), reporting each one.")  # fmt: skip
+@click.option("--fix-placement", is_flag=True,
+              help="Move entries the change inserted among existing ones (CL103) to the end, "
+              "byte for byte; with --pr, then fill in their links.")  # fmt: skip
 @click.option("--check", "check_only", is_flag=True,
               help="Write nothing; exit 1 and print a unified diff when a change would be made.")  # fmt: skip
 @format_option
 @config_option
 def canonicalize(
     path: Path | None,
-    pr: int,
+    pr: int | None,
     base_ref: str | None,
     base_file: Path | None,
     repository: str | None,
     changelog: str | None,
     fix_near_misses: bool,
+    fix_placement: bool,
     check_only: bool,
     output_format: str,
     config: Config,
@@ -61,6 +66,12 @@ def canonicalize(
     Running it again changes nothing and says so. The write is atomic.
 
     \b
+    --fix-placement: entries the change inserted in the middle of history (CL103) are taken
+    out, the rest must be the base byte for byte, and they are appended at the end in their
+    order, one empty line apart; the result must pass `check` and `validate` (then, with --pr,
+    their links are filled in). Nothing else moves.
+
+    \b
     Exit status: 0 done or nothing to do, 1 refused (or --check found work), 2 usage error,
     3 git failed.
     \b
@@ -69,6 +80,7 @@ def canonicalize(
       changelog-tools canonicalize --pr 2650 --check
       changelog-tools canonicalize --pr 2650 --base-ref origin/main --fix-near-misses
       changelog-tools canonicalize --pr 7 --base-file base.yaml --repo acme/bench changelog.yaml
+      changelog-tools canonicalize --fix-placement
     """
     import re
 
@@ -87,6 +99,12 @@ def canonicalize(
     target = path or (Path(changelog) if changelog else config.changelog_path)
     cfg = core.effective_config(config, repository)
     report = dx.Report(command="canonicalize")
+    if fix_placement:
+        return _fix_placement(target, pr, base_ref, base_file, fix_near_misses, check_only,
+                              output_format, cfg, config, report)  # fmt: skip
+    if pr is None:
+        raise UsageError("--pr N is required (the pull request whose link replaces the "
+                         "placeholders), except with --fix-placement")  # fmt: skip
     try:
         outcome = core.canonicalize_file(
             target,
@@ -133,4 +151,78 @@ def canonicalize(
         for sub in result.substitutions:
             click.echo(f"{shown}:{sub.line}: entry {sub.entry}: pr-link {sub.old!r} -> {sub.new}")
     click.echo(f"{shown}: replaced {n} pr-link{'s' * (n != 1)} (written atomically)", err=True)
+    return emit(report, output_format)
+
+
+def _fix_placement(
+    target: Path,
+    pr: int | None,
+    base_ref: str | None,
+    base_file: Path | None,
+    fix_near_misses: bool,
+    check_only: bool,
+    output_format: str,
+    cfg: Config,
+    config: Config,
+    report: object,
+) -> int:
+    from changelog_tools import diagnostics as dx
+    from changelog_tools.commands._common import display_path
+    from changelog_tools.ledger import canonicalize as core
+    from changelog_tools.ledger.guard import Refusal
+    from changelog_tools.ledger.placement import fix_placement_file
+
+    assert isinstance(report, dx.Report)
+    try:
+        outcome, canon = fix_placement_file(
+            target,
+            config=cfg,
+            base_ref=base_ref,
+            base_file=base_file,
+            pr=pr,
+            fix_near_misses=fix_near_misses,
+            write=not check_only,
+            display=display_path(target, config),
+        )
+    except Refusal as refusal:
+        report.extend(refusal.diagnostics)
+        return emit(report, output_format)
+    shown, result = outcome.display, outcome.result
+    report.extend(result.warnings + (canon.warnings if canon else ()))
+    report.data.update(
+        {
+            "file": shown,
+            "base": outcome.base_label,
+            "pr": pr,
+            "moved": [m.as_json() for m in result.moves],
+            "substitutions": [s.as_json() for s in canon.substitutions] if canon else [],
+            "written": outcome.written,
+        }
+    )
+    text = output_format == "text"
+    if result.data == outcome.before:
+        click.echo(f"{shown}: nothing to move (no entry inserted among history)", err=True)
+        return emit(report, output_format)
+    if check_only:
+        diff = core.unified_diff(outcome.before, result.data, shown)
+        report.data["diff"] = diff
+        click.echo(f"{shown}: would move {len(result.moves)} entr"
+                   f"{'y' if len(result.moves) == 1 else 'ies'} (--check: nothing written)",
+                   err=True)  # fmt: skip
+        if text:
+            click.echo(diff, nl=False)
+        else:
+            emit(report, output_format)
+        return 1
+    if text:
+        for m in result.moves:
+            click.echo(
+                f"{shown}:{m.new_line}: moved entry {m.entry} (was line {m.line}) to the end "
+                f"as entry {m.new_entry}"
+            )
+        for sub in canon.substitutions if canon else ():
+            click.echo(f"{shown}:{sub.line}: entry {sub.entry}: pr-link {sub.old!r} -> {sub.new}")
+    click.echo(f"{shown}: moved {len(result.moves)} entr"
+               f"{'y' if len(result.moves) == 1 else 'ies'} to the end (written atomically)",
+               err=True)  # fmt: skip
     return emit(report, output_format)

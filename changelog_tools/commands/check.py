@@ -18,7 +18,8 @@ from changelog_tools.config import Config
 @click.option("--base-file", metavar="PATH", help="File mode: the base changelog file.")
 @click.option("--head-file", metavar="PATH", help="File mode: the head changelog file.")
 @click.option("--pr", "--pr-number", "pr", type=click.IntRange(min=1), metavar="N",
-              help="Pull-request mode: new entries link to pull request N or a placeholder.")  # fmt: skip
+              help="Pull-request mode: new entries link to pull request N or a placeholder "
+              "(with --main: the commit lands PR N, so its links must be pull N's).")  # fmt: skip
 @click.option("--main", "main_mode", is_flag=True,
               help="Main-branch mode: new entries need canonical pr-links.")  # fmt: skip
 @click.option("--local", "local_mode", is_flag=True,
@@ -66,19 +67,26 @@ def check(
       - both versions pass `validate`'s file and schema rules (for the appended entries);
       - no entry deleted or reordered; history is immutable except pr-link-only
         corrections to canonical links, never mixed with new entries;
-      - appended entries follow the base bytes exactly, one empty line apart, and the file
-        ends with one newline (trailing spaces: warnings; errors with --strict);
+      - appended entries follow the base bytes exactly; the appended bytes start with
+        exactly one empty line (none when history ends with one) and separate entries by
+        exactly one empty line: a whitespace-only or TAB/CR/VT/FF line is not that line
+        (error); history's own whitespace is never judged again; the file ends with one
+        newline (trailing spaces: warnings; errors with --strict);
       - pr-links of new entries: --pr N: this PR's link or a placeholder; --main: canonical
-        only; local: canonical or placeholder;
+        only (and pull N's when the commit names PR N: --main --pr N, a merge-queue ref, a
+        squash subject ending in `(#N)`); local: canonical or placeholder;
       - config keys of new entries exist in the master configs at the head (`*` wildcards
         must match), and every master key the change adds or modifies is selected;
       - `append-only: true` entries: only scoped additions to the configs they select;
-      - with --pr, a change that appends nothing has nothing to sweep.
+      - with --pr, a byte-identical changelog: a master-config change passes with warnings
+        (changed keys no entry selects; --strict makes them errors), anything else has
+        nothing to sweep (error).
 
     \b
     Mode: --pr N, --main or --local; in GitHub Actions it is read from GITHUB_EVENT_NAME and
     GITHUB_EVENT_PATH (pull_request: the PR number and head commit; push to main: the pushed
-    range). Otherwise local mode.
+    range; merge_group: main mode for the queued commit, the PR number from its
+    gh-readonly-queue/<branch>/pr-N-<sha> ref). Otherwise local mode.
 
     \b
     Exit status: 0 ok (warnings allowed), 1 a rule failed, 2 usage or configuration error,

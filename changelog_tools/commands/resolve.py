@@ -61,8 +61,9 @@ def resolve(
       - main's bytes, exactly (its own irregular whitespace included);
       - then each entry the PR appended since the merge-base, as its own bytes, one empty
         line apart, with placeholder links filled in when --pr is given;
-      - a PR entry is left out only when it equals (ignoring pr-link) an entry main appended
-        since the merge-base, never because it repeats older history;
+      - a PR entry is left out only when it is the same entry, its canonicalized pr-link
+        included, as one main appended since the merge-base (a cherry-pick); equal fields
+        under another link are the PR's own entry, and older history never counts;
       - a pr-link-correction PR is replayed onto main's bytes when main left those entries
         alone.
     It must pass `check` against main's side (main mode with --pr, local mode without) and is

@@ -22,6 +22,7 @@ from changelog_tools.ledger.document import (
     Ledger,
     Splice,
     apply_splices,
+    byte_rules,
     parse_ledger,
     pr_link_lines,
 )
@@ -59,6 +60,11 @@ class Change:
     diagnostics: tuple[dx.Diagnostic, ...] = ()
     fast_path: bool = False
     history_entries: int | None = None
+    # When the change inserted entries among existing ones (CL103): every entry it added, in
+    # head order (inserted or at the end). Not appended, but the change's own entries all the
+    # same: their keys count as selected, and `canonicalize --fix-placement` moves them to the
+    # end. Head offsets and numbering (``index``).
+    misplaced: tuple[Block, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -75,29 +81,13 @@ def without_link(entry: Any) -> Any:
 def separator_after(history: bytes) -> bytes:
     """What goes between ``history`` and a new entry so that exactly one empty line separates them.
 
-    History that already ends with a blank or whitespace-only line (old irregular bytes on main)
-    needs nothing more; an empty history needs nothing at all.
+    History that already ends with an empty line needs nothing more; an empty history needs
+    nothing at all. A whitespace-only line at the end of history is history's own byte, not a
+    separator: the empty line still follows it (as the reference gate requires).
     """
-    if not history:
-        return b""
-    last_start = history.rfind(b"\n", 0, len(history) - 1) + 1
-    if not history[last_start:].strip():
+    if not history or history.endswith(b"\n\n"):
         return b""
     return b"\n"
-
-
-def _trailing_blank_lines(history: bytes) -> list[bytes]:
-    """The blank or whitespace-only lines at the end of ``history`` (oldest first)."""
-    lines: list[bytes] = []
-    end = len(history)
-    while end > 0:
-        start = history.rfind(b"\n", 0, end - 1) + 1
-        text = history[start : end - 1] if history.endswith(b"\n", 0, end) else history[start:end]
-        if text.strip():
-            break
-        lines.append(text)
-        end = start
-    return lines[::-1]
 
 
 def count_entries(history: bytes) -> int:
@@ -181,10 +171,13 @@ def compare(
     base_label: str | None = None,
     max_size: int | None = None,
     strict: bool = False,
+    whitespace_separator: str = "error",
 ) -> Change:
     """Classify ``head`` against ``base`` and apply every append-only byte and entry rule.
 
     ``base`` is None when the file did not exist before (everything in ``head`` is appended).
+    ``whitespace_separator`` "warning" lets a line of spaces stand in for an empty separator
+    line (the `whitespace-only-separator` option); "error" is the reference gate's rule.
     """
     history = base or b""
     if max_size is not None and len(head) > max_size:
@@ -203,13 +196,17 @@ def compare(
     if head == history:
         return Change(ChangeKind.NONE, history, head, fast_path=True)
     if head.startswith(history) and (not history or history.endswith(b"\n")):
-        return _compare_append(history, head, path=path, strict=strict)
+        return _compare_append(
+            history, head, path=path, strict=strict, lenient=whitespace_separator == "warning"
+        )
     return _compare_full(
         history, head, path=path, base_label=base_label or f"{path} (base)", strict=strict
     )
 
 
-def _compare_append(history: bytes, head: bytes, *, path: str, strict: bool) -> Change:
+def _compare_append(
+    history: bytes, head: bytes, *, path: str, strict: bool, lenient: bool = False
+) -> Change:
     suffix = head[len(history) :]
     history_lines = history.count(b"\n")
     first_new_line = history_lines + 1
@@ -245,32 +242,31 @@ def _compare_append(history: bytes, head: bytes, *, path: str, strict: bool) -> 
                 )
             )
         return Change(ChangeKind.INVALID, history, head, diagnostics=tuple(diags), fast_path=True)
-    # History's own trailing blank lines count toward the separator: main may end with an
-    # irregular whitespace-only line that already separates.
-    history_blank = _trailing_blank_lines(history)
+    # The first appended bytes must be exactly the separator history still needs: one empty
+    # line, or none when history ends with one. History's own whitespace-only lines are never
+    # judged again (they landed long ago); a whitespace-only or control-character line the
+    # change brings is not an empty line (the reference gate rejects it, and a TAB, VT or FF
+    # line would no longer be valid YAML).
     lead_lines = _blank_lines(lead, 0, len(lead))
-    diags += _whitespace_line_warnings(lead_lines, first_new_line, path, strict=strict)
-    # Nothing added after history that already ends blank is fine even if history's own blank
-    # run is irregular: those are main's bytes, not this change's.
-    added_nothing = not lead and bool(history_blank)
-    problem = (
-        _separator_problem(history_blank + lead_lines, last=False)
-        if history and not added_nothing
-        else None
-    )
-    if history and problem is not None:
-        diags.append(
-            dx.error(
-                dx.APPEND_SEPARATOR,
-                "new entries must be separated from the existing history by exactly one empty "
-                f"line ({problem})",
-                path,
-                first_new_line,
-                1,
-                hint="leave exactly one empty line before the first `- config-keys:` you add",
+    diags += _lead_byte_rules(lead, first_new_line, path)
+    if history:
+        problem = _lead_problem(history, lead_lines)
+        if problem is not None:
+            legacy = lenient and _spaces_only_separator(_trailing_blank_lines(history) + lead_lines)
+            diags.append(
+                (dx.warning if legacy else dx.error)(
+                    dx.APPEND_SEPARATOR,
+                    "new entries must be separated from the existing history by exactly one "
+                    f"empty line ({problem})",
+                    path,
+                    first_new_line,
+                    1,
+                    hint="leave exactly one empty line (no spaces on it) before the first "
+                    "`- config-keys:` you add"
+                    + ("" if separator_after(history) else "; history already ends with one"),
+                )
             )
-        )
-    elif not history and lead:
+    elif lead:
         diags.append(
             dx.error(
                 dx.APPEND_SEPARATOR,
@@ -292,7 +288,7 @@ def _compare_append(history: bytes, head: bytes, *, path: str, strict: bool) -> 
     )
     diags.extend(ledger.diagnostics)
     blocks = tuple(_shift(b, region_start) for b in ledger.blocks)
-    diags.extend(_separator_findings(head, blocks, path, strict=strict))
+    diags.extend(_separator_findings(head, blocks, path, strict=strict, lenient=lenient))
     diags.extend(whitespace_findings(head, blocks, path, strict=strict))
     kind = ChangeKind.APPENDED if blocks else ChangeKind.INVALID
     return Change(
@@ -311,21 +307,93 @@ def _blank_lines(raw: bytes, start: int, end: int) -> list[bytes]:
     return raw[start:end].split(b"\n")[:-1]
 
 
-def _separator_problem(lines: list[bytes], *, last: bool) -> str | None:
-    """Why a run of blank lines is not a valid separator, or None.
+def _trailing_blank_lines(history: bytes) -> list[bytes]:
+    """The blank or whitespace-only lines at the end of ``history`` (oldest first)."""
+    lines: list[bytes] = []
+    end = len(history)
+    while end > 0:
+        start = history.rfind(b"\n", 0, end - 1) + 1
+        text = history[start : end - 1]
+        if text.strip():
+            break
+        lines.append(text)
+        end = start
+    return lines[::-1]
 
-    Between entries there must be a blank line and at most one of them truly empty; after the
-    last entry none may be empty (the file ends with exactly one newline). Whitespace-only lines
-    are the author's bytes (history carries dozens): they warn but do not break the rule.
+
+def _spaces_only_separator(lines: list[bytes]) -> bool:
+    """True when ``lines`` separate as one empty line would, if lines of spaces count as empty:
+    what the `whitespace-only-separator: warning` option accepts (never a control character)."""
+    return (
+        bool(lines)
+        and sum(1 for t in lines if not t) <= 1
+        and all(not t.strip(b" ") for t in lines)
+    )
+
+
+def _describe_line(text: bytes) -> str:
+    if not text:
+        return "an empty line"
+    if not text.strip(b" "):
+        return f"a line of {len(text)} space{'s' * (len(text) != 1)}"
+    names = {b"\t": "TAB", b"\r": "CR", b"\x0b": "VT", b"\x0c": "FF"}
+    shown = " ".join(names.get(bytes([c]), "space" if c == 32 else f"0x{c:02x}") for c in text)
+    return f"a line holding only {shown}"
+
+
+def _lead_problem(history: bytes, lines: list[bytes]) -> str | None:
+    """Why the bytes between history and the first new entry are not the separator it needs."""
+    wanted: list[bytes] = [] if not separator_after(history) else [b""]
+    if lines == wanted:
+        return None
+    if not lines:
+        last = history[history.rfind(b"\n", 0, len(history) - 1) + 1 : -1]
+        if last and not last.strip():
+            return (
+                "found none: history ends with a whitespace-only line, which is history's own "
+                "byte, not an empty line"
+            )
+        return "found none"
+    found = ", then ".join(_describe_line(t) for t in lines)
+    if not wanted:
+        return f"history already ends with an empty line, but the change adds {found}"
+    return f"found {found}"
+
+
+def _separator_problem(lines: list[bytes], *, last: bool) -> str | None:
+    """Why a run of blank lines after a new entry is not a valid separator, or None.
+
+    Between entries the run ends with exactly one empty line; whitespace-only lines before it
+    are the entry's own trailing bytes (they warn: history carries dozens). A whitespace-only
+    line is never the separator itself. After the last entry none may be empty (the file ends
+    with exactly one newline).
     """
     empty = sum(1 for text in lines if not text)
     if last:
         return f"found {empty} empty line{'s' * (empty != 1)} at the end" if empty else None
-    if empty > 1:
-        return f"found {empty} empty lines"
     if not lines:
         return "found none"
+    if empty > 1:
+        return f"found {empty} empty lines"
+    if empty == 0:
+        return (
+            f"found {', then '.join(_describe_line(t) for t in lines)}, which is not an empty line"
+        )
+    if lines[-1]:
+        return f"{_describe_line(lines[-1])} follows the empty line"
     return None
+
+
+_LEAD_BYTE_CODES = frozenset({dx.CARRIAGE_RETURN, dx.TAB, dx.NUL, dx.CONTROL_CHARACTER})
+
+
+def _lead_byte_rules(lead: bytes, first_line: int, path: str) -> list[dx.Diagnostic]:
+    """The file's byte rules on the separator before the first new entry (not parsed with it)."""
+    if not lead.strip(b" \n"):
+        return []
+    return [
+        d for d in byte_rules(lead, path, line_offset=first_line - 1) if d.code in _LEAD_BYTE_CODES
+    ]
 
 
 def _whitespace_line_warnings(
@@ -347,7 +415,7 @@ def _whitespace_line_warnings(
 
 
 def _separator_findings(
-    head: bytes, blocks: tuple[Block, ...], path: str, *, strict: bool
+    head: bytes, blocks: tuple[Block, ...], path: str, *, strict: bool, lenient: bool = False
 ) -> list[dx.Diagnostic]:
     """Exactly one empty line between new entries and none after the last."""
     out: list[dx.Diagnostic] = []
@@ -373,8 +441,9 @@ def _separator_findings(
                 )
             )
         else:
+            legacy = lenient and _spaces_only_separator(lines)
             out.append(
-                dx.error(
+                (dx.warning if legacy else dx.error)(
                     dx.APPEND_SEPARATOR,
                     f"new entries must be separated by exactly one empty line ({problem})",
                     path,
@@ -421,6 +490,39 @@ def _entry_label(block: Block) -> str:
 def _compare_full(
     history: bytes, head: bytes, *, path: str, base_label: str, strict: bool
 ) -> Change:
+    """The slow path: parse both versions, walk history entry by entry, then classify the rest."""
+    parsed = _parse_both(history, head, path=path, base_label=base_label)
+    if isinstance(parsed, Change):
+        return parsed
+    base_ledger, head_ledger = parsed
+    base_blocks = base_ledger.blocks if base_ledger else ()
+    walk = _walk_history(base_blocks, head_ledger, head, path=path)
+    diags = [*head_ledger.diagnostics, *walk.diagnostics]
+    if walk.structural:
+        inserted = any(d.code == dx.ENTRY_INSERTED for d in walk.diagnostics)
+        misplaced = new_entries_among(base_blocks, head_ledger.blocks) if inserted else None
+        return Change(
+            ChangeKind.INVALID,
+            history,
+            head,
+            diagnostics=tuple(diags),
+            misplaced=misplaced or (),
+        )
+    return _classify_rest(
+        history,
+        head,
+        base_ledger,
+        head_ledger,
+        list(walk.corrections),
+        diags,
+        path=path,
+    )
+
+
+def _parse_both(
+    history: bytes, head: bytes, *, path: str, base_label: str
+) -> tuple[Ledger | None, Ledger] | Change:
+    """Both versions parsed, or the INVALID change when either cannot be compared entry-wise."""
     base_ledger = parse_ledger(history, path=base_label) if history else None
     if base_ledger is not None and (not base_ledger.ok or not base_ledger.structured):
         diags = [
@@ -434,21 +536,36 @@ def _compare_full(
         ]
         return Change(ChangeKind.INVALID, history, head, diagnostics=tuple(diags))
     head_ledger = parse_ledger(head, path=path)
-    diags = list(head_ledger.diagnostics)
     loaded_items = head_ledger.loaded.value if head_ledger.loaded is not None else None
     if not isinstance(loaded_items, list) or len(head_ledger.blocks) != len(loaded_items):
-        return Change(ChangeKind.INVALID, history, head, diagnostics=tuple(diags))
-    base_blocks = base_ledger.blocks if base_ledger else ()
+        return Change(ChangeKind.INVALID, history, head, diagnostics=head_ledger.diagnostics)
+    return base_ledger, head_ledger
+
+
+@dataclass(frozen=True)
+class _HistoryWalk:
+    """What happened to each existing entry: pr-link corrections, or the first structural edit."""
+
+    corrections: tuple[Correction, ...]
+    diagnostics: tuple[dx.Diagnostic, ...]
+    structural: bool
+
+
+def _walk_history(
+    base_blocks: tuple[Block, ...], head_ledger: Ledger, head: bytes, *, path: str
+) -> _HistoryWalk:
+    """Compare base entry i with head entry i: corrections are collected, every changed entry
+    is reported, and a deletion or an insertion ends the walk (the positions no longer match).
+    """
     head_blocks = head_ledger.blocks
     n_base, n_head = len(base_blocks), len(head_blocks)
     corrections: list[Correction] = []
-    structural = False
+    diags: list[dx.Diagnostic] = []
     for i, old in enumerate(base_blocks):
         if i >= n_head:
             # The file's last line (a file ending with a newline has no line after it).
             last = max(1, head.count(b"\n") + (not head.endswith(b"\n")))
             diags.append(_deleted(old, n_base - n_head, path, last))
-            structural = True
             break
         new = head_blocks[i]
         if old.data == new.data:
@@ -463,49 +580,82 @@ def _compare_full(
                 )
             )
             continue
-        structural = True
         later = [b.data for b in head_blocks[i + 1 : i + 1 + max(0, n_head - n_base)]]
         if n_head > n_base and old.data in later:
-            diags.append(
-                dx.error(
-                    dx.ENTRY_INSERTED,
-                    f"a new entry was inserted before existing entry {i + 1}{_entry_label(old)}; "
-                    "new entries go at the end of the file",
-                    path,
-                    new.line,
-                    1,
-                    hint="move the new entry to the end, after one empty line",
-                )
-            )
+            diags.append(_inserted(old, new, i, path))
             break
         # A later base entry here means this one was deleted, also when the change appended
         # as many entries as it deleted (the counts then match).
         if any(b.data == new.data for b in base_blocks[i + 1 :]):
             diags.append(_deleted(old, n_base - n_head, path, new.line))
             break
-        field_name = _first_changed_field(old.data, new.data)
-        loaded = head_ledger.loaded
-        line = new.line
-        if field_name and loaded is not None:
-            line = (loaded.key_marks.get((i, field_name)) or (new.line, 1))[0]
-            inner = _first_changed_path(old.data.get(field_name), new.data.get(field_name))
-            if inner:  # point at the changed item (description[1]), not just the field's key
-                line = (loaded.mark((i, field_name, *inner)) or (line, 1))[0]
-        diags.append(
-            dx.error(
-                dx.ENTRY_CHANGED,
-                f"existing entry {i + 1}{_entry_label(old)} changed"
-                + (f" (`{field_name}`)" if field_name else "")
-                + "; existing entries are immutable except for pr-link corrections",
-                path,
-                line,
-                1,
-                hint="restore the entry and append a new entry that describes the change",
-            )
-        )
-    if structural:
-        return Change(ChangeKind.INVALID, history, head, diagnostics=tuple(diags))
-    appended = head_blocks[n_base:]
+        diags.append(_changed(old, new, i, head_ledger, path))
+    return _HistoryWalk(tuple(corrections), tuple(diags), bool(diags))
+
+
+def new_entries_among(
+    base_blocks: tuple[Block, ...], head_blocks: tuple[Block, ...]
+) -> tuple[Block, ...] | None:
+    """The head entries that are not base entries, when the base's entries appear in the head
+    unchanged and in order (by value); None when some base entry is missing or changed."""
+    out: list[Block] = []
+    j = 0
+    for block in head_blocks:
+        if j < len(base_blocks) and block.data == base_blocks[j].data:
+            j += 1
+        else:
+            out.append(block)
+    return tuple(out) if j == len(base_blocks) else None
+
+
+def _inserted(old: Block, new: Block, i: int, path: str) -> dx.Diagnostic:
+    return dx.error(
+        dx.ENTRY_INSERTED,
+        f"a new entry was inserted before existing entry {i + 1}{_entry_label(old)}; "
+        "new entries go at the end of the file",
+        path,
+        new.line,
+        1,
+        hint="move the new entry to the end, after one empty line "
+        "(`changelog-tools canonicalize --fix-placement` does it, byte for byte)",
+    )
+
+
+def _changed(old: Block, new: Block, i: int, head_ledger: Ledger, path: str) -> dx.Diagnostic:
+    """CL102 at the changed field's line, or at the changed item inside it."""
+    field_name = _first_changed_field(old.data, new.data)
+    loaded = head_ledger.loaded
+    line = new.line
+    if field_name and loaded is not None:
+        line = (loaded.key_marks.get((i, field_name)) or (new.line, 1))[0]
+        inner = _first_changed_path(old.data.get(field_name), new.data.get(field_name))
+        if inner:  # point at the changed item (description[1]), not just the field's key
+            line = (loaded.mark((i, field_name, *inner)) or (line, 1))[0]
+    return dx.error(
+        dx.ENTRY_CHANGED,
+        f"existing entry {i + 1}{_entry_label(old)} changed"
+        + (f" (`{field_name}`)" if field_name else "")
+        + "; existing entries are immutable except for pr-link corrections",
+        path,
+        line,
+        1,
+        hint="restore the entry and append a new entry that describes the change",
+    )
+
+
+def _classify_rest(
+    history: bytes,
+    head: bytes,
+    base_ledger: Ledger | None,
+    head_ledger: Ledger,
+    corrections: list[Correction],
+    diags: list[dx.Diagnostic],
+    *,
+    path: str,
+) -> Change:
+    """History's entries all survived: the change is a correction, an append, both, or nothing."""
+    n_base = len(base_ledger.blocks) if base_ledger else 0
+    appended = head_ledger.blocks[n_base:]
     if corrections and appended:
         diags.append(
             dx.error(
@@ -528,6 +678,7 @@ def _compare_full(
             history_entries=n_base,
         )
     if appended:
+        # Entries survive by meaning, yet the head does not start with the base bytes.
         line = first_difference_line(history, head)
         diags.append(
             dx.error(

@@ -280,7 +280,14 @@ def canonicalize(
     """
     shown = path or config.changelog
     label = base_label or f"{shown} (base)"
-    change = compare(base, head, path=shown, base_label=label, max_size=config.max_file_size)
+    change = compare(
+        base,
+        head,
+        path=shown,
+        base_label=label,
+        max_size=config.max_file_size,
+        whitespace_separator=config.whitespace_only_separator,
+    )
     if change.kind in (ChangeKind.NONE, ChangeKind.CORRECTED) and change.ok:
         return Canonicalized(head, False, change.kind, 0, (), ())
     errors = [d for d in change.diagnostics if d.severity is dx.Severity.ERROR]

@@ -4,7 +4,8 @@ Layers the policy rules on top of :mod:`changelog_tools.ledger.appendonly` (whic
 and applies the byte and immutability rules):
 
 * pr-links of appended entries by mode (pull request, main, local) and of corrections;
-* a pull request that appends nothing has nothing to sweep;
+* a pull request that leaves the changelog byte-identical: when it changes master configs,
+  coverage warnings (errors with ``strict``) and a pass; otherwise nothing to sweep (an error);
 * config keys of appended entries against the master configs at the head, coverage of changed
   master keys, and the scope rules of `append-only: true` entries.
 
@@ -14,6 +15,7 @@ canonicalize step and the merge flow all call :func:`check_change`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,10 +75,15 @@ def _history_entries(change: appendonly.Change) -> int:
 
 
 def _appended_entries(change: appendonly.Change) -> list[AppendedEntry]:
-    first = _history_entries(change)
+    first = _history_entries(change) if change.appended else 0
     out: list[AppendedEntry] = []
-    for i, block in enumerate(change.appended):
-        entry = AppendedEntry(first + i, block.line, block.data)
+    # Misplaced entries (inserted among history) are the change's entries all the same: their
+    # keys and links are checked, and no key they select is reported as unselected.
+    numbered = [(first + i, b) for i, b in enumerate(change.appended)] or [
+        (b.index, b) for b in change.misplaced
+    ]
+    for index, block in numbered:
+        entry = AppendedEntry(index, block.line, block.data)
         # Re-load the (small) entry bytes for the line of every config key and of the pr-link.
         try:
             loaded = yamlload.load(
@@ -316,6 +323,8 @@ def check_change(
         raise UsageError(f"unknown check mode {mode!r}; expected one of {', '.join(MODES)}")
     if mode == "pr" and (pr is None or pr < 1):
         raise UsageError("pull-request mode needs the pull request's number (--pr N)")
+    if mode == "local" and pr is not None:
+        raise UsageError("local mode takes no pull-request number")
     shown = path or config.changelog
     change = appendonly.compare(
         base,
@@ -324,12 +333,11 @@ def check_change(
         base_label=base_label,
         max_size=config.max_file_size,
         strict=strict,
+        whitespace_separator=config.whitespace_only_separator,
     )
     report = dx.Report(command="check")
     report.extend(change.diagnostics)
     entries = _appended_entries(change)
-    if change.kind is appendonly.ChangeKind.NONE and mode == "pr":
-        report.extend([_nothing_to_sweep(change, shown)])
     report.extend(_link_findings(entries, mode=mode, pr=pr, config=config, path=shown))
     report.extend(_correction_findings(change, config=config, path=shown))
     keys: _KeyOutcome | None = None
@@ -342,6 +350,12 @@ def check_change(
             strict=strict,
         )
         report.extend(keys.diagnostics)
+    if change.kind is appendonly.ChangeKind.NONE and mode == "pr" and not (keys and keys.changed):
+        # A byte-identical changelog has nothing to check in it. When master configs changed
+        # (a config-only PR, which the shipped workflow also runs on), the coverage findings
+        # above say what goes unswept (warnings; `--strict` fails them). Otherwise (scripts or
+        # runners changed, or keys not checked) the change has nothing to sweep: an error.
+        report.extend([_nothing_to_sweep(change, shown)])
     report.data.update(_data(change, entries, keys, mode=mode, pr=pr, path=shown, config=config))
     return CheckResult(report, change)
 
@@ -463,7 +477,47 @@ def github_context(env: Mapping[str, str], *, main_branch: str) -> EventContext 
                 f"push to {main_branch}",
             )
         return EventContext("local", source=f"push to {ref or 'a branch'}")
+    if name == "merge_group":
+        return _merge_group_context(event)
     return EventContext("local", source=f"{name} event")
+
+
+# gh-readonly-queue/<base branch>/pr-<N>-<sha>: GitHub's name for a merge-queue entry's ref.
+_QUEUE_REF = re.compile(r"^(?:refs/heads/)?gh-readonly-queue/.+/pr-(?P<pr>[0-9]+)-[0-9a-f]{7,64}$")
+
+
+def queue_ref_pr(ref: str) -> int | None:
+    """The PR number of a merge-queue ref, or None (ASCII digits only)."""
+    found = _QUEUE_REF.match(ref)
+    return int(found["pr"]) if found and len(found["pr"]) <= 9 else None
+
+
+def _merge_group_context(event: Mapping[str, Any]) -> EventContext:
+    """A merge-queue run checks what will land on main: main mode, the PR from the queue ref."""
+    group = event.get("merge_group") if isinstance(event.get("merge_group"), dict) else None
+    if not isinstance(group, dict):
+        raise UsageError(
+            "GITHUB_EVENT_NAME is merge_group, but the event file has no merge_group object",
+            hint="set GITHUB_EVENT_PATH to the event JSON, or pass --main --base-ref/--head-ref",
+        )
+    ref = group.get("head_ref") if isinstance(group.get("head_ref"), str) else ""
+    assert isinstance(ref, str)
+    number = queue_ref_pr(ref)
+    if number is None:
+        raise UsageError(
+            f"merge_group head_ref {ref!r} is not a merge-queue ref "
+            "(refs/heads/gh-readonly-queue/<branch>/pr-<N>-<sha>); cannot tell which PR lands",
+            hint="pass --main --pr N to say which pull request the queued commit lands",
+        )
+    base = group.get("base_sha") if isinstance(group.get("base_sha"), str) else None
+    head = group.get("head_sha") if isinstance(group.get("head_sha"), str) else None
+    return EventContext(
+        "main",
+        number,
+        base,
+        head,
+        f"merge_group event for #{number} ({ref.removeprefix('refs/heads/')})",
+    )
 
 
 @dataclass(frozen=True)
@@ -486,6 +540,8 @@ class Request:
 def resolve_mode(request: Request, event: EventContext | None) -> tuple[str, int | None]:
     """Explicit flags win over the GitHub event; with neither, local mode."""
     if request.pr is not None:
+        if request.mode == "main":
+            return "main", request.pr  # main mode, and the commit lands this PR
         if request.mode not in (None, "pr"):
             raise UsageError(f"--pr cannot be combined with --{request.mode}")
         return "pr", request.pr
@@ -494,6 +550,8 @@ def resolve_mode(request: Request, event: EventContext | None) -> tuple[str, int
             if event is not None and event.pr is not None:
                 return "pr", event.pr
             raise UsageError("pull-request mode needs the pull request's number (--pr N)")
+        if request.mode == "main" and event is not None and event.mode == "main":
+            return "main", event.pr
         return request.mode, None
     if event is not None:
         return event.mode, event.pr
@@ -594,6 +652,8 @@ def _deleted_file(base: bytes, path: str, where: str, *, mode: str, pr: int | No
 
 
 def _mode_text(mode: str, pr: int | None) -> str:
+    if mode == "main" and pr is not None:
+        return f"main branch, landing pull request #{pr}"
     return {"pr": f"pull request #{pr}", "main": "main branch", "local": "local"}[mode]
 
 
@@ -611,6 +671,21 @@ def _commit(repo: Any, ref: str) -> str:
             hint="fetch it first (CI checkouts need `fetch-depth: 0`), or check the spelling",
         )
     return sha
+
+
+_SQUASH_SUBJECT = re.compile(r"\(#(?P<pr>[0-9]{1,9})\)\s*$")
+
+
+def squash_subject_pr(repo: Any, *, head_sha: str, base_sha: str) -> int | None:
+    """N when ``head_sha`` is one commit on top of ``base_sha`` whose subject ends in ``(#N)``.
+
+    That is how GitHub names a squash merge of pull request N: the entries it appends are
+    that PR's, so their pr-links must be pull N. A range of several commits names no one PR.
+    """
+    if repo.try_rev_parse(f"{head_sha}^") != base_sha:
+        return None
+    found = _SQUASH_SUBJECT.search(repo.git("log", "-1", "--format=%s", head_sha))
+    return int(found["pr"]) if found else None
 
 
 def _run_git(
@@ -641,7 +716,11 @@ def _run_git(
         base_sha = parent or None
         base_ref = event.base if before and event.base else f"{head_ref}^"
         how = (
-            " (the push's previous tip)"
+            (
+                " (the merge group's base)"
+                if event.source.startswith("merge_group")
+                else " (the push's previous tip)"
+            )
             if before
             else " (first parent)"
             if parent
@@ -660,6 +739,9 @@ def _run_git(
         if request.changelog
         else gitrepo.repo_relative(repo, config.changelog, start=config.root)
     )
+    if mode == "main" and pr is None and base_sha:
+        # Seed 004's mistake (a link to another PR), caught even when the PR check was skipped.
+        pr = squash_subject_pr(repo, head_sha=head_sha, base_sha=base_sha)
     head = repo.read_blob(head_sha, changelog)
     base = repo.read_blob(base_sha, changelog) if base_sha else None
     if head is None and base is not None:

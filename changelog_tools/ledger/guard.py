@@ -1,8 +1,11 @@
 """What every rewrite of the ledger shares: the refusal it raises, and the check it must pass.
 
-`canonicalize`, `resolve` and the merge driver each build new bytes; none of them may write
-bytes that `check` would reject, and each refuses the same way, so the refusal and the check
-live here rather than in any one of them.
+`canonicalize`, `resolve`, the merge driver, `new` and the merge flow each build new bytes;
+none of them may write bytes that `check` would reject against the version they started from,
+nor a file that `validate` would reject as a whole (the appended part can be fine while the
+bytes around it make the file invalid YAML: a TAB line between history and the new entry).
+Each refuses the same way, so the refusal and the checks live here rather than in any one of
+them. The API for writers is described in docs/merging.md ("Every write is re-validated").
 """
 
 from __future__ import annotations
@@ -57,6 +60,31 @@ def verify(
     return tuple(result.report.diagnostics)
 
 
+def require_whole_valid(
+    data: bytes, *, path: str, what: str, max_size: int | None = None
+) -> tuple[dx.Diagnostic, ...]:
+    """Raise :class:`Refusal` (CL505) unless ``data`` passes `validate` as a whole file.
+
+    Every file-level and schema rule on every entry, history included: what a reader of the
+    whole file (InferenceX's own consumer, `validate` on main) will see. Returns the warnings.
+    """
+    from changelog_tools.ledger.document import parse_ledger
+
+    ledger = parse_ledger(data, path=path, max_size=max_size)
+    errors = [d for d in ledger.diagnostics if d.severity is dx.Severity.ERROR]
+    if errors or not ledger.structured:
+        raise Refusal(
+            dx.RESULT_INVALID,
+            f"{what} would not pass `validate` as a whole file ({len(errors)} "
+            f"error{'s' * (len(errors) != 1)}); nothing was written",
+            path=path,
+            line=errors[0].line if errors else None,
+            hint="`changelog-tools validate` on the file lists every problem",
+            details=errors,
+        )
+    return tuple(d for d in ledger.diagnostics if d.severity is not dx.Severity.ERROR)
+
+
 def require_valid(
     base: bytes | None,
     head: bytes,
@@ -67,9 +95,11 @@ def require_valid(
     base_label: str,
     what: str,
 ) -> tuple[dx.Diagnostic, ...]:
-    """Raise :class:`Refusal` (CL505) unless ``head`` passes `check` against ``base``.
+    """Raise :class:`Refusal` (CL505) unless ``head`` passes `check` against ``base`` in
+    ``mode`` *and* `validate` as a whole file (:func:`require_whole_valid`).
 
-    Returns the warnings when it passes.
+    Call it on the exact bytes about to be written, before writing. Returns the warnings of
+    `check` when both pass.
     """
     findings = verify(base, head, config=config, mode=mode, path=path, base_label=base_label)
     errors = [d for d in findings if d.severity is dx.Severity.ERROR]
@@ -82,4 +112,5 @@ def require_valid(
             line=errors[0].line,
             details=errors,
         )
+    require_whole_valid(head, path=path, what=what, max_size=config.max_file_size)
     return tuple(d for d in findings if d.severity is not dx.Severity.ERROR)

@@ -145,7 +145,9 @@ def appended_link_problem(
             "run `changelog-tools canonicalize --pr N` before merging; " + spell,
         )
     if found.kind is LinkKind.CANONICAL:
-        if mode == "pr" and pr is not None and found.pr != pr:
+        # Main mode knows the PR too when the commit says which one lands (a merge-queue ref,
+        # a squash subject ending in `(#N)`).
+        if mode in ("pr", "main") and pr is not None and found.pr != pr:
             return LinkProblem(
                 dx.WRONG_PR,
                 f"pr-link points at pull request #{found.pr}, but this is pull request #{pr}",

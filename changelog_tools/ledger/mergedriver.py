@@ -28,7 +28,7 @@ from changelog_tools.gitrepo import (
     special_head,
 )
 from changelog_tools.ledger.guard import Refusal
-from changelog_tools.ledger.resolve import Resolution, resolve
+from changelog_tools.ledger.resolve import Resolution, resolve, without_own_entries
 
 PR_SIDES = ("ours", "theirs")
 _NOT_DETECTED_HINT = (
@@ -199,6 +199,53 @@ def read_conflict(repo: GitRepo, path: str, *, config: Config, given: str | None
     return IndexConflict(stages.get(1), pr, main, sides)
 
 
+def rebase_onto(repo: GitRepo, path: str) -> tuple[str, bytes | None] | None:
+    """During a rebase: the commit being rebased onto and ``path`` there; None otherwise."""
+    for state in ("rebase-merge", "rebase-apply"):
+        try:
+            sha = (repo.git_dir / state / "onto").read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if sha:
+            return sha, repo.read_blob(sha, path)
+    return None
+
+
+def resolve_sides(
+    repo: GitRepo,
+    base: bytes | None,
+    pr_side: bytes,
+    main_side: bytes,
+    *,
+    sides: Sides,
+    path: str,
+    config: Config,
+    **options: Any,
+) -> tuple[Resolution, str]:
+    """:func:`resolve`, and in a rebase the replay of a later commit's edit of the PR's own
+    entries (returns the resolution and a note saying which happened).
+
+    In a multi-commit rebase the second commit's merge-base is the PR's first commit, so an
+    edit of the PR's own entry looks like an edit of history; it is not: those entries are not
+    on the branch being rebased onto. They are cut from both sides and the later commit's
+    version appended again (:func:`~changelog_tools.ledger.resolve.without_own_entries`).
+    """
+    try:
+        return resolve(base, pr_side, main_side, config=config, path=path, **options), ""
+    except Refusal as refusal:
+        if refusal.code != dx.PR_REWROTE_HISTORY or sides.operation != "rebase" or not base:
+            raise
+        onto = rebase_onto(repo, path)
+        stripped = without_own_entries(base, main_side, onto=onto[1] if onto else None)
+        if onto is None or stripped is None:
+            raise
+        history, rest = stripped
+        resolution = resolve(history or None, pr_side, rest, config=config, path=path, **options)
+        return resolution, (
+            f"; replayed this commit's edit of the PR's own entries (not on {onto[0][:12]})"
+        )
+
+
 def resolve_conflict(
     repo: GitRepo,
     path: str,
@@ -213,13 +260,15 @@ def resolve_conflict(
     """Resolve the conflicted ``path`` from the index; write it to the work tree (atomically)
     and stage it with ``add``. Nothing is written when it refuses."""
     conflict = read_conflict(repo, path, config=config, given=given)
-    resolution = resolve(
+    resolution, _ = resolve_sides(
+        repo,
         conflict.base,
         conflict.pr,
         conflict.main,
+        sides=conflict.sides,
+        path=path,
         config=config,
         pr=pr,
-        path=path,
         fix_near_misses=fix_near_misses,
     )
     if write:
@@ -273,7 +322,10 @@ def run_merge_driver(
         ours, theirs = current.read_bytes(), other.read_bytes()
         pr, main = (ours, theirs) if sides.pr_side == "ours" else (theirs, ours)
         # An empty %O is how git says "add/add": no merge-base version.
-        resolution = resolve(base or None, pr, main, config=config, path=path, verify_mode="local")
+        resolution, note = resolve_sides(
+            repo, base or None, pr, main, sides=sides, path=path, config=config,
+            verify_mode="local",
+        )  # fmt: skip
         atomic_write(current, resolution.data)
     except ChangelogToolsError as exc:
         reason = exc.message
@@ -283,26 +335,85 @@ def run_merge_driver(
         kept = len(resolution.appended) + len(resolution.corrections)
         log(
             f"{prefix}: resolved ({sides.describe()}; kept main's {resolution.main_entries} "
-            f"entries and {kept} of the PR's)"
+            f"entries and {kept} of the PR's{note})"
         )
         return 0
-    log(f"{prefix}: not resolved, leaving git's usual conflict: {reason}")
+    log(f"{prefix}: not resolved, leaving a conflict with markers in the file: {reason}")
     try:
-        marked = _conflict_markers(ancestor, current, other, marker_size)
-        if marked is not None:
-            atomic_write(current, marked)
+        atomic_write(current, conflict_text(ancestor, current, other, marker_size))
     except Exception as exc:  # the conflict itself is still recorded by git
-        log(f"{prefix}: could not write conflict markers: {type(exc).__name__}: {exc}")
+        log(
+            f"{prefix}: could not write conflict markers ({type(exc).__name__}: {exc}); the "
+            "file holds the side git calls ours, untouched: resolve it by hand"
+        )
     return 1
+
+
+def conflict_text(ancestor: Path, current: Path, other: Path, marker_size: int) -> bytes:
+    """Bytes that never look resolved: git's text merge when it has conflicts, else (git's
+    merge is clean, e.g. a rebase's edit next to main's append, or git cannot run) the whole
+    differing region between conflict markers."""
+    marked = _conflict_markers(ancestor, current, other, marker_size)
+    ours, theirs = current.read_bytes(), other.read_bytes()
+    if marked is not None and b"\n" + b"=" * marker_size + b"\n" in b"\n" + marked:
+        return marked
+    return whole_conflict(ours, theirs, marker_size)
+
+
+def whole_conflict(ours: bytes, theirs: bytes, marker_size: int = 7) -> bytes:
+    """``ours`` and ``theirs`` as one conflict: common leading and trailing lines kept, the
+    lines between them in conflict markers labelled as git labels them."""
+    a, b = ours.splitlines(keepends=True), theirs.splitlines(keepends=True)
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+
+    def middle(lines: list[bytes]) -> bytes:
+        text = b"".join(lines[head : len(lines) - tail])
+        return text if not text or text.endswith(b"\n") else text + b"\n"
+
+    return b"".join(
+        [
+            *a[:head],
+            b"<" * marker_size + b" ours\n",
+            middle(a),
+            b"=" * marker_size + b"\n",
+            middle(b),
+            b">" * marker_size + b" theirs\n",
+            *a[len(a) - tail :],
+        ]
+    )
 
 
 # -- installing the driver ---------------------------------------------------------------------
 
 
+def gone_message(python: str) -> str:
+    return (
+        f"the Python it was installed with ({python}) is gone (was its virtualenv removed?), so "
+        "the file was not resolved; git's conflict markers are in it. Reinstall: `pip install "
+        "changelog-tools`, run `changelog-tools install-merge-driver`, then `changelog-tools "
+        "resolve` (or resolve by hand)."
+    )
+
+
 def driver_command(executable: str | None = None) -> str:
-    """The shell command git runs: this Python, by absolute path, so PATH does not matter."""
-    python = executable or sys.executable
-    return f"{shlex.quote(python)} -m changelog_tools merge-driver --marker-size %L %O %A %B %P"
+    """The shell command git runs: this Python, by absolute path, so PATH does not matter.
+
+    When that Python is gone (a removed virtualenv), the command says so and how to reinstall,
+    and leaves git's conflict markers (``git merge-file``) instead of a file that looks
+    untouched. (git substitutes %O %A %B %L %P, the path shell-quoted, and runs it with sh.)
+    """
+    python = shlex.quote(executable or sys.executable)
+    message = shlex.quote(gone_message(executable or sys.executable))
+    return (
+        f"[ -x {python} ] || {{ echo changelog-tools merge-driver: %P: {message} >&2; "
+        "git merge-file -L ours -L merge-base -L theirs --marker-size=%L %A %O %B; exit 1; }; "
+        f"exec {python} -m changelog_tools merge-driver --marker-size %L %O %A %B %P"
+    )
 
 
 def attributes_line(changelog: str, name: str) -> str:

@@ -2,9 +2,12 @@
 
 The result is main's bytes, exactly, followed by the entries the pull request appended since the
 merge-base, each as its own byte block: the file the pull request would have produced had it
-been written on top of main. A PR entry is dropped only when it equals (ignoring pr-link) an
-entry main appended since the merge-base; never because it matches older history, which
-recovery entries legitimately repeat. A pr-link-correction PR is replayed onto main's bytes
+been written on top of main. A PR entry is dropped only when it is the same entry, its
+canonicalized pr-link included, as one main appended since the merge-base (a commit
+cherry-picked from main); equal fields under another link are another PR's entry (a re-sweep,
+a follow-up, a recovery) and are kept, as is anything matching older history. Main's bytes come
+first exactly, then the one empty line the PR's entries bring (also after a whitespace-only
+line main ends with: that line is main's, not a separator). A pr-link-correction PR is replayed onto main's bytes
 when main left those entries alone. Anything else is refused with the reason and the entry.
 
 Which side is main is the caller's decision (see :mod:`changelog_tools.ledger.mergedriver` for how it
@@ -21,6 +24,7 @@ from typing import Any
 
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
+from changelog_tools.ledger import links
 from changelog_tools.ledger.appendonly import (
     Change,
     ChangeKind,
@@ -173,6 +177,31 @@ def _signature(data: Any) -> str:
     return json.dumps(without_link(data), sort_keys=True, default=str, ensure_ascii=False)
 
 
+def canonical_identity(data: Any, *, config: Config, pr: int | None) -> str | None:
+    """The entry with its canonicalized link, as a string; None when it has no link that could
+    equal another entry's (a placeholder of an unknown PR, a link that names no PR).
+
+    Two entries are "the same entry" only when these are equal: equal fields with different
+    links are two PRs' entries (a re-sweep, a follow-up, a recovery), never one.
+    """
+    if not isinstance(data, dict):
+        return None
+    link = data.get("pr-link")
+    if not isinstance(link, str):
+        return None
+    found = links.classify(link, repository=config.repository, placeholders=config.placeholders)
+    if found.kind is links.LinkKind.PLACEHOLDER:
+        number = pr
+    elif found.kind in (links.LinkKind.CANONICAL, links.LinkKind.NEAR_MISS):
+        number = found.pr
+    else:
+        number = None
+    if number is None:
+        return None
+    canonical = {**data, "pr-link": links.canonical_link(config.repository, number)}
+    return json.dumps(canonical, sort_keys=True, default=str, ensure_ascii=False)
+
+
 def carried(raw: bytes, block: Block) -> bytes:
     """The whitespace-only lines after ``block``'s content that belong to it (not empty lines).
 
@@ -269,7 +298,7 @@ class MainSide:
     """What main did since the merge-base: the entries it added, in its own numbering."""
 
     entries: int  # entries on main's side
-    new: tuple[tuple[int, int, str], ...]  # (entry number, line, signature) of each new entry
+    new: tuple[tuple[int, int, Any], ...]  # (entry number, line, data) of each new entry
     ledger: Ledger | None  # the whole parse, when the slow path made one
 
 
@@ -317,7 +346,7 @@ def main_side_entries(base: bytes, main: bytes, *, labels: Labels) -> MainSide:
             )
             if not ledger.ok or not ledger.structured:
                 raise _invalid_main(ledger, "main's side")
-            new = tuple((first + b.index + 1, b.line, _signature(b.data)) for b in ledger.blocks)
+            new = tuple((first + b.index + 1, b.line, b.data) for b in ledger.blocks)
             return MainSide(first + len(new), new, None)
     base_ledger = parse_ledger(base, path=labels.base, validate_entries=False)
     if not base_ledger.ok or not base_ledger.structured:
@@ -326,13 +355,13 @@ def main_side_entries(base: bytes, main: bytes, *, labels: Labels) -> MainSide:
     if not main_ledger.ok or not main_ledger.structured:
         raise _invalid_main(main_ledger, "main's side")
     old = Counter(_signature(b.data) for b in base_ledger.blocks)
-    added: list[tuple[int, int, str]] = []
+    added: list[tuple[int, int, Any]] = []
     for block in main_ledger.blocks:
         sig = _signature(block.data)
         if old[sig] > 0:
             old[sig] -= 1
         else:
-            added.append((block.index + 1, block.line, sig))
+            added.append((block.index + 1, block.line, block.data))
     return MainSide(len(main_ledger.blocks), tuple(added), main_ledger)
 
 
@@ -400,14 +429,18 @@ def _resolve_appends(
     fix_near_misses: bool,
 ) -> Resolution:
     pr_first = entries_before(pr_change.base) + 1
-    # Entries main added since the merge-base, by meaning; each can absorb one PR entry.
+    # Entries main added since the merge-base, link included; each can absorb one PR entry
+    # that is the same entry (cherry-picked from main), never one that only reads the same.
     on_main: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    for number, line, sig in main_info.new:
-        on_main[sig].append((number, line))
+    for number, line, data in main_info.new:
+        identity = canonical_identity(data, config=config, pr=None)
+        if identity is not None:
+            on_main[identity].append((number, line))
     kept: list[tuple[int, Block]] = []
     dropped: list[DroppedEntry] = []
     for i, block in enumerate(pr_change.appended):
-        matches = on_main.get(_signature(block.data))
+        identity = canonical_identity(block.data, config=config, pr=pr)
+        matches = on_main.get(identity) if identity is not None else None
         if matches:
             main_entry, main_line = matches.pop(0)
             dropped.append(DroppedEntry(pr_first + i, block.line, main_entry, main_line))
@@ -620,3 +653,46 @@ def _resolve_corrections(
         warnings=warnings,
         verified_mode=mode,
     )
+
+
+def _full_identity(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
+
+
+def without_own_entries(
+    base: bytes, main: bytes, *, onto: bytes | None
+) -> tuple[bytes, bytes] | None:
+    """During a rebase: ``base`` and ``main`` without the PR's own entries both already hold.
+
+    When a rebase replays a later commit of the PR, the merge-base is the PR's previous commit
+    and "main" is main plus the PR's commits replayed so far: both hold the PR's own entries
+    (those not in ``onto``, the version of the branch being rebased onto). They are not history,
+    so an edit of them by the later commit is the PR's to make. Returns (base, main) with that
+    tail of entries cut off (the separator before it too), so the later commit's version is an
+    append again; None when there is no such tail or main does not end with it byte for byte.
+    """
+    base_ledger = parse_ledger(base, path="base", validate_entries=False)
+    if not base_ledger.ok or not base_ledger.structured or not base_ledger.blocks:
+        return None
+    on_onto: Counter[str] = Counter()
+    if onto:
+        onto_ledger = parse_ledger(onto, path="onto", validate_entries=False)
+        if not onto_ledger.structured:
+            return None
+        on_onto.update(_full_identity(b.data) for b in onto_ledger.blocks)
+    blocks = base_ledger.blocks
+    first = len(blocks)
+    while first > 0 and on_onto[_full_identity(blocks[first - 1].data)] == 0:
+        first -= 1
+    if first == len(blocks):
+        return None
+    tail = base[blocks[first].start :]
+    if not main.endswith(tail):
+        return None
+    history, rest = base[: blocks[first].start], main[: len(main) - len(tail)]
+    # The empty line before the tail separated it from history: the resolution brings its own.
+    if history.endswith(b"\n\n"):
+        history = history[:-1]
+    if rest.endswith(b"\n\n"):
+        rest = rest[:-1]
+    return history, rest

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Protocol
 
@@ -139,8 +139,13 @@ class Context:
             p for p in self.changed if matches(p, patterns) and self.head.read(p) is not None
         )
 
+    @cached_property
+    def _head_set(self) -> frozenset[str]:
+        return frozenset(self.head_files)
+
     def exists(self, path: str) -> bool:
-        return path in set(self.head_files) if self.audit else self.head.read(path) is not None
+        """Whether ``path`` is a file at the head (from the listing in an audit, else one read)."""
+        return path in self._head_set if self.audit else self.head.read(path) is not None
 
     def added(self, path: str) -> frozenset[int]:
         """Line numbers of ``path`` the change added (every line in an audit or a new file)."""
@@ -212,7 +217,7 @@ class Context:
         for f in self.head_masters.files:
             for d in f.diagnostics:
                 if d.code == dx.MASTER_INVALID:
-                    out.append(replace_code(d, codes.INPUT_UNREADABLE))
+                    out.append(replace(d, code=codes.INPUT_UNREADABLE))
         return out
 
     # -- shared vocabulary ----------------------------------------------------------------
@@ -243,9 +248,3 @@ class Context:
                 continue
             return str(allow.get("reason", ""))
         return None
-
-
-def replace_code(d: dx.Diagnostic, code: str) -> dx.Diagnostic:
-    from dataclasses import replace
-
-    return replace(d, code=code)

@@ -75,8 +75,10 @@ RULES: dict[str, tuple[str, tuple[str, ...]]] = {
         "`SGLANG_SIMULATE_ACC_LEN`, vLLM `synthetic_acceptance_length`, TensorRT-LLM "
         "`TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL - 1, ATOM "
         "`--spec-decode-acceptance-length`/`-rate`) to a value of the golden file for its model "
-        "and draft length (read at the base). A synthetic-acceptance knob in a benchmark script "
-        "outside `lint-agentic-scripts` is an error.",
+        "and draft length (read at the base). Multi-node entries that pin through their workers' "
+        "`additional-settings` (`SYNTHETIC_ACCEPTANCE_LENGTH=<AL>`) must use a value of the "
+        "model's curve; recipes that pin inline are not read. A synthetic-acceptance knob in a "
+        "benchmark script outside `lint-agentic-scripts` is an error.",
         ("CL790", "CL791", "CL792", "CL793"),
     ),
 }

@@ -20,8 +20,8 @@ class GitLint:
     subject: str  # what was linted, for the summary line
 
 
-def _commit(repo: object, ref: str) -> str:
-    sha: str | None = repo.try_rev_parse(ref)  # type: ignore[attr-defined]
+def _commit(repo: GitRepo, ref: str) -> str:
+    sha = repo.try_rev_parse(ref)
     if sha is None:
         raise GitError(
             f"unknown revision {ref!r}",
@@ -71,10 +71,14 @@ def lint_git(
     say: Callable[[str], None] = lambda _msg: None,
 ) -> GitLint:
     from changelog_tools import gitrepo
-    from changelog_tools.ledger.check import github_context
 
     repo = gitrepo.open_repo(config.root)
-    event = github_context(env or {}, main_branch=config.main_branch) if not audit else None
+    event = None
+    if not audit and (env or {}).get("GITHUB_EVENT_NAME"):
+        # Imported only inside GitHub Actions: the event reader lives with `check`.
+        from changelog_tools.ledger.check import github_context
+
+        event = github_context(env or {}, main_branch=config.main_branch)
     if pr is None and event is not None and event.mode == "pr":
         pr = event.pr
     head_name = head_ref or (event.head if event and event.head else None) or "HEAD"

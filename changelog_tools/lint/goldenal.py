@@ -117,7 +117,7 @@ def pins(text: str) -> tuple[list[Pin], set[int]]:
 def golden_values(ctx: Context, prefix: str) -> tuple[list[str], dict[int, set[float]]]:
     """Golden files of model ``prefix`` (trusted tree) and their AL values per draft length."""
     directory = ctx.config.lint_golden_al_dir.rstrip("/")
-    tree = ctx.base if ctx.base is not None and not ctx.audit else ctx.head
+    tree = ctx.base if ctx.base is not None else ctx.head  # trusted: the base when given
     files = [
         p
         for p in tree.paths(directory)
@@ -205,6 +205,9 @@ def check(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[str]]:
                     hint=f"use the value from {', '.join(files)} ({golden})",
                 )
             )
+    pinned_entries, found_multi = _multinode_pins(ctx, rule)
+    out.extend(found_multi)
+    judged = judged + pinned_entries
     knob_files = [
         p
         for p in ctx.files(cfg.lint_scripts)
@@ -233,4 +236,61 @@ def check(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[str]]:
     return bool(judged) or bool(out), out, judged
 
 
-CHECKS = {rule_id: check for rule_id in ("golden-al",)}
+_SETTING = re.compile(r"^SYNTHETIC_ACCEPTANCE_LENGTH=" + _NUM + r"$")
+
+
+def _multinode_pins(ctx: Context, rule: str) -> tuple[list[str], list[dx.Diagnostic]]:
+    """Multi-node entries the run judges that pin the AL through their workers'
+    ``additional-settings`` (``SYNTHETIC_ACCEPTANCE_LENGTH=<AL>``, injected into the recipe by
+    InferenceX's runners): the value must be on the model's golden curve (any draft length:
+    the recipe file, not the entry, names it). Recipes that pin inline are not read here."""
+    out: list[dx.Diagnostic] = []
+    judged: list[str] = []
+    curves: dict[str, tuple[list[str], set[float]]] = {}
+    for entry in ctx.judged_entries:
+        if not entry.multinode:
+            continue
+        prefix = str(entry.field("model-prefix"))
+        for scenario, g, r, row in entry.rows():
+            for worker in ("prefill", "decode"):
+                settings = (
+                    row.get(worker, {}).get("additional-settings")
+                    if isinstance(row.get(worker), dict)
+                    else None
+                )
+                for k, setting in enumerate(settings if isinstance(settings, list) else []):
+                    m = _SETTING.match(str(setting))
+                    if m is None:
+                        continue
+                    al = float(m.group(1))
+                    if entry.name not in judged:
+                        judged.append(entry.name)
+                    if prefix not in curves:
+                        files, values = golden_values(ctx, prefix)
+                        curves[prefix] = (files, set().union(*values.values()) if values else set())
+                    files, known = curves[prefix]
+                    if al in known or ctx.allowed(
+                        rule, path=entry.path, key=entry.name, text=str(setting)
+                    ):
+                        continue
+                    line = entry.line_of("scenarios", scenario, g, "search-space", r, worker,
+                                         "additional-settings", k)  # fmt: skip
+                    where = (
+                        f"the golden values of {', '.join(files)}"
+                        if files
+                        else (f"a golden file for {prefix} (there is none)")
+                    )
+                    out.append(
+                        dx.error(
+                            codes.GOLDEN_AL_NO_FILE if not files else codes.GOLDEN_AL_MISMATCH,
+                            f"{entry.name}: {worker} pins AL {al:g} through additional-settings, "
+                            f"which is not a golden value for {prefix}",
+                            entry.path,
+                            line,
+                            hint=f"use one of {where}",
+                        )
+                    )
+    return judged, out
+
+
+CHECKS = {"golden-al": check}

@@ -84,8 +84,8 @@ def find_patches(ctx: Context, path: str) -> list[Patch]:
             what = "pip install of an engine fork, wheel or pinned engine package"
         elif _SITECUSTOMIZE.search(t) and not _SITECUSTOMIZE_HARNESS.search(t):
             what = "sitecustomize"
-        elif _APPLY_PATCH_SCRIPT.search(t):
-            what = "a patch script (" + _APPLY_PATCH_SCRIPT.search(t).group(0) + ")"  # type: ignore[union-attr]
+        elif script := _APPLY_PATCH_SCRIPT.search(t):
+            what = f"a patch script ({script.group(0)})"
         if what:
             out.append(Patch(path, line.line, what))
     for first, last, body in shell.heredocs(text, ctx.stripped(path)):
@@ -180,8 +180,8 @@ def _own_waiver(ctx: Context, waiver_dir: str) -> str | None:
 
 
 def _existing_waivers(ctx: Context, waiver_dir: str) -> dict[str, str]:
-    """Waivers that already exist: at the base (at the head in an audit)."""
-    tree = ctx.head if ctx.audit or ctx.base is None else ctx.base
+    """Waivers that already exist: at the base (at the head in an audit without one)."""
+    tree = ctx.base if ctx.base is not None else ctx.head
     out: dict[str, str] = {}
     for path in tree.paths(waiver_dir):
         if path.endswith(".md"):

@@ -105,8 +105,9 @@ def check(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[str]]:
         calls = [
             ln for ln in lines if calls_re.search(ln.text) and not _definition(ln.text, client)
         ]
+        spec_match = next((m for ln in lines if (m := spec_flags.search(ln.text))), None)
         spec = next((ln for ln in lines if spec_flags.search(ln.text)), None)
-        if not calls or spec is None:
+        if not calls or spec is None or spec_match is None:
             continue
         judged.append(path)
         if any(_flag_at(c.text, f) >= 0 for c in calls for f in flags):
@@ -116,7 +117,7 @@ def check(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[str]]:
         out.append(
             dx.warning(
                 codes.SPEC_FLAGS_ELSEWHERE,
-                f"speculative-decoding flags here ({spec_flags.search(spec.text).group(0)}), "  # type: ignore[union-attr]
+                f"speculative-decoding flags here ({spec_match.group(0)}), "
                 f"but the script is not named as speculative and {client} gets no "
                 f"{cfg.lint_chat_template_flag}",
                 path,

@@ -147,8 +147,8 @@ def test_outside_a_repository_git_mode_is_a_usage_error(tmp_path: Path) -> None:
     assert "not inside a git repository" in proc.stderr
 
 
-def test_pr_and_main_together_are_a_usage_error(repo: Path) -> None:
-    proc = run_cli("check", "--pr", "3", "--main", cwd=repo)
+def test_pr_and_local_together_are_a_usage_error(repo: Path) -> None:
+    proc = run_cli("check", "--pr", "3", "--local", cwd=repo)
     assert proc.returncode == 2
 
 
@@ -321,3 +321,18 @@ def test_the_workflow_step_annotates_a_wrong_pr_link_on_the_pull_request(
     subprocess.run(["bash", "-e", "-c", json_script], cwd=repo, env=env, check=True)
     doc = json.loads((repo / "check-changelog.json").read_text())
     assert (doc["mode"], doc["pr"], doc["ok"]) == ("pr", 10, False)
+
+
+def test_a_config_only_pull_request_passes_with_coverage_warnings_and_fails_strict(
+    repo: Path,
+) -> None:
+    # Real InferenceX PRs change a master config without a changelog entry.
+    changed = MASTERS_A.replace(b"conc-list: [4, 8]", b"conc-list: [4, 8, 16]")
+    branch(repo, "config-only", {MASTER_A: changed})
+    proc = run_cli("check", "--pr", "7", cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"{MASTER_A}:1:1: CL307 warning master config key 'alpha-fp8-gpu-a-vllm'" in proc.stdout
+    assert "CL114" not in proc.stdout
+    strict = run_cli("check", "--pr", "7", "--strict", cwd=repo)
+    assert strict.returncode == 1
+    assert "CL307 master config key" in strict.stdout

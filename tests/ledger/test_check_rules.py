@@ -189,12 +189,15 @@ def test_an_extra_newline_at_the_end_is_a_final_newline_error() -> None:
     assert (dx.FINAL_NEWLINES, "error", 18) in found(run(appended(entry(KEY)) + b"\n"))
 
 
-def test_a_whitespace_only_line_as_the_separator_between_new_entries_only_warns() -> None:
-    # History carries 27 such separators; a warning must not fail CI.
+def test_a_whitespace_only_line_as_the_separator_between_new_entries_is_an_error() -> None:
+    # History carries 27 such separators, but the reference gate rejects a new one: so do we.
     head = appended(entry(KEY)) + b"  \n" + entry(KEY)
     result = run(head)
-    assert found(result) == [(dx.WHITESPACE_ONLY_LINE, "warning", 18)]
-    assert result.report.ok
+    assert found(result) == [
+        (dx.APPEND_SEPARATOR, "error", 18),
+        (dx.WHITESPACE_ONLY_LINE, "warning", 18),
+    ]
+    assert not result.report.ok
 
 
 def test_a_whitespace_only_line_an_entry_carries_before_the_empty_line_only_warns() -> None:
@@ -207,8 +210,8 @@ def test_a_whitespace_only_last_line_warns_but_an_empty_one_is_an_error() -> Non
     assert (dx.FINAL_NEWLINES, "error", 18) in found(run(appended(entry(KEY)) + b"  \n\n"))
 
 
-@pytest.mark.parametrize(("lead", "ok"), [(b"", True), (b"\n", True), (b"\n\n", False)])
-def test_history_ending_in_a_whitespace_only_line_counts_toward_the_separator(
+@pytest.mark.parametrize(("lead", "ok"), [(b"", False), (b"\n", True), (b"\n\n", False)])
+def test_history_ending_in_a_whitespace_only_line_still_needs_the_empty_line(
     lead: bytes, ok: bool
 ) -> None:
     base = BASE + b"  \n"
@@ -562,10 +565,23 @@ def test_append_only_scope_is_skipped_without_base_master_configs() -> None:
 # -- rule 9: nothing to sweep --------------------------------------------------------------------
 
 
-def test_an_unchanged_changelog_has_nothing_to_sweep_in_pr_mode() -> None:
+def test_an_unchanged_changelog_and_master_configs_have_nothing_to_sweep_in_pr_mode() -> None:
     result = run(BASE)
     assert found(result) == [(dx.NOTHING_TO_SWEEP, "error", 11)]
     assert result.change.kind.value == "none"
+    assert found(run(BASE, keys=False)) == [(dx.NOTHING_TO_SWEEP, "error", 11)]
+
+
+def test_a_config_only_pr_with_a_byte_identical_changelog_passes_with_coverage_warnings() -> None:
+    # Real InferenceX PRs change master configs without a changelog entry; the shipped
+    # workflow runs on them too. Nothing in the changelog to check: say what goes unswept.
+    head = {**MASTERS, MASTER_A: MASTERS_A.replace(b"conc-list: [4, 8]", b"conc-list: [4, 8, 16]")}
+    result = run(BASE, masters_head=head)
+    assert [(c, s) for c, s, _ in found(result)] == [(dx.UNCOVERED_CONFIG_CHANGE, "warning")]
+    assert result.report.ok
+    strict = run(BASE, masters_head=head, strict=True)
+    assert [(c, s) for c, s, _ in found(strict)] == [(dx.UNCOVERED_CONFIG_CHANGE, "error")]
+    assert not strict.report.ok
 
 
 @pytest.mark.parametrize("mode", ["main", "local"])

@@ -96,9 +96,11 @@ def test_install_writes_the_attributes_line_and_config_and_is_idempotent(make_re
     assert (repo / ".gitattributes").read_text() == (
         "*.png binary\n/perf-changelog.yaml merge=perf-changelog\n"
     )
-    python, *rest = shlex.split(git(repo, "config", "--local", "merge.perf-changelog.driver"))
+    command = git(repo, "config", "--local", "merge.perf-changelog.driver")
+    python, *rest = shlex.split(command.rsplit("; exec ", 1)[1])
     # The interpreter by absolute path (it runs from whatever cwd and PATH git has).
     assert Path(python).is_absolute() and os.access(python, os.X_OK)
+    assert command.startswith(f"[ -x {shlex.quote(python)} ] || ")
     assert rest == [
         "-m",
         "changelog_tools",
@@ -110,7 +112,7 @@ def test_install_writes_the_attributes_line_and_config_and_is_idempotent(make_re
         "%B",
         "%P",
     ]
-    assert driver_command().startswith(f"{shlex.quote(sys.executable)} -m changelog_tools ")
+    assert f"exec {shlex.quote(sys.executable)} -m changelog_tools " in driver_command()
     assert git(repo, "config", "--local", "merge.perf-changelog.recursive") == "binary"
     assert "GitHub's own merges" in first.stderr and "ignore custom merge drivers" in first.stderr
     assert "(added)" in first.stdout and "git config (local): written" in first.stdout
@@ -177,7 +179,10 @@ def test_a_changelog_the_driver_cannot_resolve_keeps_gits_usual_conflict(world) 
     assert "<<<<<<< ours" in text and ">>>>>>> theirs" in text
     lines = [ln for ln in proc.stderr.splitlines() if "changelog-tools merge-driver" in ln]
     assert len(lines) == 1
-    assert "not resolved, leaving git's usual conflict: perf-changelog.yaml (main side)" in lines[0]
+    assert (
+        "not resolved, leaving a conflict with markers in the file: perf-changelog.yaml (main side)"
+        in lines[0]
+    )
     assert "Traceback" not in proc.stderr
     # The index still holds the three original versions for a manual or tool resolution.
     assert len(git(repo, "ls-files", "-u", CHANGELOG).splitlines()) == 3
@@ -346,8 +351,8 @@ def test_the_driver_turns_an_unexpected_error_into_exit_1_and_one_log_line(tmp_p
     )
     assert code == 1
     assert logged == [
-        "changelog-tools merge-driver: perf-changelog.yaml: not resolved, leaving git's usual "
-        "conflict: internal error: RuntimeError: boom"
+        "changelog-tools merge-driver: perf-changelog.yaml: not resolved, leaving a conflict "
+        "with markers in the file: internal error: RuntimeError: boom"
     ]
     assert b"<<<<<<< ours" in (tmp_path / "a").read_bytes()
 
@@ -379,3 +384,115 @@ def test_the_codes_the_driver_and_resolve_use_are_registered() -> None:
     for code in ("CL510", "CL511", "CL512", "CL513", "CL514", "CL515", "CL516"):
         assert code in dx.CODES
     assert entry("x-x", "y", "z").startswith(b"- config-keys:")
+
+
+# -- a multi-commit rebase, markers whenever unresolved, a vanished interpreter ----------------
+
+PR_1_EDITED = PR_1.replace(b"The PR's entry", b"The PR's entry, reworded in review")
+
+
+def test_a_rebase_replays_a_later_commits_edit_of_the_prs_own_entry(world) -> None:
+    # Commit 1 appends the PR's entry, commit 2 rewords it: the second replay's merge-base is
+    # commit 1, so the edit looks like an edit of history; the entry is not on main, so it is
+    # the PR's to edit.
+    edits = [{CHANGELOG: ledger(BASE, PR_1)}, {CHANGELOG: ledger(BASE, PR_1_EDITED, PR_2)}]
+    repo = world(BASE, edits, MAIN_COMMITS)
+    proc = run_git(repo, "rebase", "main")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert read(repo) == ledger(BASE, MAIN_1, MAIN_2, PR_1_EDITED, PR_2)
+    assert "replayed this commit's edit of the PR's own entries" in proc.stderr
+    # Each replayed commit holds main's bytes first.
+    first = git(repo, "show", f"HEAD~1:{CHANGELOG}").encode() + b"\n"
+    assert first == ledger(BASE, MAIN_1, MAIN_2, PR_1)
+
+
+def test_a_rebase_whose_later_commit_edits_an_entry_of_main_still_conflicts_with_markers(
+    world,
+) -> None:
+    # The PR's second commit edits history (an entry that is on main): never replayed.
+    edit_history = BASE.replace(b'"Second"', b'"Second, rewritten"')
+    commits = [{CHANGELOG: ledger(BASE, PR_1)}, {CHANGELOG: ledger(edit_history, PR_1)}]
+    repo = world(BASE, commits, MAIN_COMMITS)
+    proc = run_git(repo, "rebase", "main")
+    assert proc.returncode != 0
+    assert unmerged(repo) == [CHANGELOG]
+    text = read(repo)
+    assert b"<<<<<<< ours\n" in text and b"\n=======\n" in text and b">>>>>>> theirs\n" in text
+    assert "not resolved, leaving a conflict with markers in the file" in proc.stderr
+    run_git(repo, "rebase", "--abort")
+
+
+def test_unresolved_with_a_clean_text_merge_still_leaves_markers(tmp_path: Path) -> None:
+    # git's own text merge of these sides is clean (the edit and main's append are far apart),
+    # yet the driver refuses: the file must not look resolved.
+    from changelog_tools.ledger.mergedriver import conflict_text
+
+    base = ledger(BASE, PR_1)
+    ours = ledger(BASE.replace(b'"First"', b'"First, rewritten"'), PR_1)
+    theirs = ledger(BASE, PR_1_EDITED)
+    for name, data in (("o", base), ("a", ours), ("b", theirs)):
+        (tmp_path / name).write_bytes(data)
+    clean = subprocess.run(
+        ["git", "merge-file", "--stdout", str(tmp_path / "a"), str(tmp_path / "o"), str(tmp_path / "b")],
+        capture_output=True, check=False,
+    )  # fmt: skip
+    assert clean.returncode == 0  # git would have written a marker-less file
+    text = conflict_text(tmp_path / "o", tmp_path / "a", tmp_path / "b", 7)
+    assert text.startswith(b"- config-keys:\n") and b"<<<<<<< ours\n" in text
+    assert b">>>>>>> theirs\n" in text and ours.splitlines()[-1] in text.splitlines()
+
+
+def test_a_vanished_driver_interpreter_says_how_to_reinstall_and_leaves_markers(
+    world, tmp_path: Path
+) -> None:
+    repo = world(BASE, [{CHANGELOG: ledger(BASE, PR_1)}], MAIN_COMMITS)
+    gone = tmp_path / "removed-venv" / "bin" / "python"
+    git(repo, "config", "merge.perf-changelog.driver", driver_command(str(gone)))
+    proc = run_git(repo, "merge", "--no-edit", "main")
+    assert proc.returncode == 1
+    assert unmerged(repo) == [CHANGELOG]
+    assert f"({gone}) is gone (was its virtualenv removed?)" in proc.stderr
+    assert "changelog-tools install-merge-driver" in proc.stderr
+    assert "perf-changelog.yaml" in proc.stderr.split("is gone")[0]
+    text = read(repo)
+    assert b"<<<<<<< ours" in text and b">>>>>>> theirs" in text
+    # Reinstalled, `resolve` finishes the job from the index.
+    assert run_cli("install-merge-driver", cwd=repo).returncode == 0
+    done = run_cli("resolve", "--add", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert read(repo) == ledger(BASE, MAIN_1, MAIN_2, PR_1)
+
+
+# -- the PR's own entry is never dropped; main's bytes, then the PR's separator -----------------
+
+
+def test_git_merge_keeps_the_prs_entry_that_reads_like_mains_new_one(world) -> None:
+    # A re-sweep: the same keys and description as main's new entry, under the PR's placeholder.
+    resweep = entry("main-x", "Main's new entry", "XXX")
+    repo = world(BASE, [{CHANGELOG: ledger(BASE, resweep)}], [{CHANGELOG: ledger(BASE, MAIN_1)}])
+    proc = run_git(repo, "merge", "--no-edit", "main")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert read(repo) == ledger(BASE, MAIN_1, resweep)
+    done = run_cli("resolve", "--help", cwd=repo)
+    assert "equal fields" in done.stdout
+
+
+def test_git_merge_after_mains_whitespace_only_last_line_brings_the_prs_empty_line(world) -> None:
+    main_side = ledger(BASE, MAIN_1) + b"  \n"  # an old irregular last line on main
+    repo = world(BASE, [{CHANGELOG: ledger(BASE, PR_1)}], [{CHANGELOG: main_side}])
+    proc = run_git(repo, "merge", "--no-edit", "main")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert read(repo) == main_side + b"\n" + PR_1
+    assert (
+        run_cli("check", "--local", "--base-ref", "main", "--no-config-keys", cwd=repo).returncode
+        == 0
+    )
+
+
+def test_git_merge_of_a_cherry_pick_from_main_drops_the_copy(world) -> None:
+    repo = world(
+        BASE, [{CHANGELOG: ledger(BASE, MAIN_1, PR_1)}], [{CHANGELOG: ledger(BASE, MAIN_1, MAIN_2)}]
+    )
+    proc = run_git(repo, "merge", "--no-edit", "main")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert read(repo) == ledger(BASE, MAIN_1, MAIN_2, PR_1)

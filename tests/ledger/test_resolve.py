@@ -87,8 +87,8 @@ def test_main_keeps_its_own_irregular_whitespace_byte_for_byte() -> None:
     odd_base = BASE.replace(b'"Second"\n', b'"Second"   \n')
     main = odd_base + b"  \n" + MAIN_1 + b"  \n"
     result = resolve(odd_base, ledger(odd_base, PR_1), main, config=CFG, pr=5, path="p.yaml")
-    # The whitespace-only line already separates: no extra empty line is added.
-    assert result.data == main + canon(PR_1, 5)
+    # Main's bytes exactly, its whitespace-only last line included, then the PR's empty line.
+    assert result.data == main + b"\n" + canon(PR_1, 5)
     assert errors_of(main, result.data, "main") == []
 
 
@@ -129,7 +129,7 @@ def test_an_entry_repeating_old_history_is_kept_because_main_did_not_append_it()
 
 
 def test_an_entry_main_appended_since_the_merge_base_is_dropped_and_reported() -> None:
-    already = entry("main-x", "Main's new entry", "XXX")  # the PR's copy, before squash-merge
+    already = MAIN_1  # cherry-picked from main: the same entry, its link included
     pr_side = ledger(BASE, already, PR_1)
     result = resolve(BASE, pr_side, ledger(BASE, MAIN_1), config=CFG, pr=77, path="p.yaml")
     assert result.data == ledger(BASE, MAIN_1, canon(PR_1))
@@ -142,10 +142,27 @@ def test_an_entry_main_appended_since_the_merge_base_is_dropped_and_reported() -
 
 
 def test_each_main_entry_absorbs_at_most_one_equal_pr_entry() -> None:
-    twice = entry("main-x", "Main's new entry", "XXX")
+    twice = MAIN_1
     result = resolve(BASE, ledger(BASE, twice, twice), ledger(BASE, MAIN_1), config=CFG, path="p")
     assert result.data == ledger(BASE, MAIN_1, twice)
     assert len(result.dropped) == 1
+
+
+@pytest.mark.parametrize("link", ["XXX", f"{PULL}XXX", f"{PULL}77"])
+@pytest.mark.parametrize("pr", [77, None])
+def test_the_same_fields_as_mains_new_entry_under_the_prs_own_link_are_the_prs_entry(
+    link: str, pr: int | None
+) -> None:
+    # Two PRs may append the same description for the same keys (a re-sweep, a follow-up):
+    # only the link tells them apart, so the PR's entry is kept, never refused or dropped.
+    own = entry("main-x", "Main's new entry", link)
+    main = ledger(BASE, MAIN_1)
+    result = resolve(BASE, ledger(BASE, own), main, config=CFG, pr=pr, path="p")
+    assert result.data == ledger(
+        main, entry("main-x", "Main's new entry", PULL + "77") if pr else own
+    )
+    assert result.dropped == ()
+    assert [a.entry for a in result.appended] == [5]
 
 
 def test_nothing_remains_when_every_pr_entry_is_already_on_main() -> None:
@@ -204,14 +221,15 @@ def test_a_pr_entry_linking_another_pr_is_refused_when_canonicalizing() -> None:
 
 
 def test_a_whitespace_only_line_a_pr_entry_carries_is_kept_and_only_warns() -> None:
-    pr_side = BASE + b"\n" + PR_1 + b"  \n" + PR_2
+    pr_side = BASE + b"\n" + PR_1 + b"  \n\n" + PR_2
     block = parse_ledger(pr_side, path="p").blocks[3]
     assert carried(pr_side, block) == b"  \n"
     assert join_after(BASE, [PR_1 + b"  \n", PR_2]) == pr_side
     main_side = ledger(BASE, MAIN_1)
     result = resolve(BASE, pr_side, main_side, config=CFG, path="p")
-    # The PR's bytes are the PR's: not silently normalized; `check` warns about the line.
-    assert result.data == main_side + b"\n" + PR_1 + b"  \n" + PR_2
+    # The PR's bytes are the PR's: not silently normalized; `check` warns about the line (the
+    # empty line after it is the separator).
+    assert result.data == main_side + b"\n" + PR_1 + b"  \n\n" + PR_2
     warned = check_change(base=main_side, head=result.data, config=CFG, mode="local")
     assert [(d.code, d.severity.value) for d in warned.report.diagnostics] == [
         (dx.WHITESPACE_ONLY_LINE, "warning")
@@ -331,58 +349,67 @@ contents = st.tuples(keys, texts)
 separators = st.sampled_from([b"\n", b"\n", b"\n", b"  \n", b"  \n\n"])
 
 
+Item = tuple[str, str, str]  # key, description, link
+
+
 @st.composite
-def scenario(
-    draw: st.DrawFn,
-) -> tuple[bytes, bytes, bytes, list[tuple[str, str]], list[tuple[str, str]]]:
+def scenario(draw: st.DrawFn) -> tuple[bytes, bytes, bytes, list[Item], list[Item | int]]:
+    """Two branches appending to one history: main's new entries and the PR's.
+
+    The PR's items are fresh entries, entries that read like main's new ones or like old
+    history under the PR's own link (placeholder or pull/77: a re-sweep, a recovery), and (an
+    ``int``) a cherry-pick of main's new entry of that index, link and all.
+    """
     history = draw(st.lists(contents, min_size=1, max_size=4))
-    main_new = draw(st.lists(contents, max_size=3))
-    # The PR appends fresh entries, copies of main's new entries (already merged) and copies of
-    # old history (recovery entries), in any order.
-    pool = st.one_of(
-        contents, *([st.sampled_from(main_new)] if main_new else []), st.sampled_from(history)
+    main_new = [
+        (k, t, PULL + str(100 + i)) for i, (k, t) in enumerate(draw(st.lists(contents, max_size=3)))
+    ]
+    own = st.sampled_from(["XXX", f"{PULL}XXX", PULL + "77"])
+    lookalike = st.one_of(
+        contents, st.sampled_from(history), *([st.sampled_from(main_new)] if main_new else [])
     )
-    pr_new = draw(st.lists(pool, min_size=1, max_size=4))
+    pr_new: list[Item | int] = [
+        (item[0], item[1], draw(own)) for item in draw(st.lists(lookalike, min_size=1, max_size=4))
+    ]
+    if main_new:
+        for index in draw(st.sets(st.integers(0, len(main_new) - 1), max_size=2)):
+            pr_new.insert(draw(st.integers(0, len(pr_new))), index)
     base = b"\n".join(entry(k, t, PULL + str(i + 1)) for i, (k, t) in enumerate(history))
     # Main's own bytes may be irregular: whitespace-only separators and a last line of spaces.
     main = base
-    for i, (k, t) in enumerate(main_new):
-        main += (b"\n" if not main.endswith(b"  \n") else b"") + entry(k, t, PULL + str(100 + i))
+    for i, (k, t, link) in enumerate(main_new):
+        main += (b"\n" if not main.endswith(b"  \n") else b"") + entry(k, t, link)
         if i < len(main_new) - 1:
             main += draw(separators)[:-1]
     if main_new and draw(st.booleans()):
         main += b"  \n"
     pr_side = base + b"".join(
-        b"\n" + entry(k, t, draw(st.sampled_from(["XXX", f"{PULL}XXX", PULL + "77"])))
-        for k, t in pr_new
+        b"\n" + entry(*(main_new[item] if isinstance(item, int) else item)) for item in pr_new
     )
     return base, main, pr_side, main_new, pr_new
 
 
 @settings(max_examples=80, deadline=None)
 @given(scenario())
-def test_resolution_keeps_main_and_every_pr_entry_once_passes_check_and_is_idempotent(
-    case: tuple[bytes, bytes, bytes, list[tuple[str, str]], list[tuple[str, str]]],
+def test_resolution_keeps_every_entry_of_both_sides_in_order_after_mains_bytes(
+    case: tuple[bytes, bytes, bytes, list[Item], list[Item | int]],
 ) -> None:
-    base, main, pr_side, main_new, pr_new = case
-    remaining = list(main_new)
-    kept = []
-    for item in pr_new:
-        if item in remaining:
-            remaining.remove(item)
-        else:
-            kept.append(item)
+    base, main, pr_side, _main_new, pr_new = case
+    # Only a cherry-pick of main's entry (same link) is already on main; every other PR entry,
+    # however alike its fields, is kept, in the PR's order, with its link canonicalized.
+    kept = [(k, t) for item in pr_new if not isinstance(item, int) for k, t, _ in [item]]
     if not kept:
         with pytest.raises(Refusal) as caught:
             resolve(base, pr_side, main, config=CFG, pr=77, path="p")
         assert caught.value.code == dx.NOTHING_REMAINS
         return
     result = resolve(base, pr_side, main, config=CFG, pr=77, path="p")
-    last_line = main[main.rfind(b"\n", 0, len(main) - 1) + 1 :]
-    lead = b"" if not last_line.strip() else b"\n"
-    expected = main + lead + b"\n".join(entry(k, t, PULL + "77") for k, t in kept)
+    # Main's bytes exactly, then one empty line (a whitespace-only line main ends with is main's
+    # byte, not a separator), then the PR's entries one empty line apart.
+    expected = main + b"\n" + b"\n".join(entry(k, t, PULL + "77") for k, t in kept)
     assert result.data.startswith(main)
     assert result.data == expected
+    assert len(result.dropped) == sum(isinstance(item, int) for item in pr_new)
     assert errors_of(main, result.data, "main") == []
     again = resolve(base, result.data, main, config=CFG, pr=77, path="p")
     assert again.data == result.data

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from changelog_tools.config import Config, defaults
-from changelog_tools.ledger.appendonly import separator_after
 from changelog_tools.ledger.document import Block, Ledger, parse_ledger
 from changelog_tools.ledger.resolve import Resolution, carried, resolve
 from tests.conftest import inferencex_file
@@ -45,23 +44,18 @@ class History:
         return block.content_end + len(carried(self.raw, block))
 
     def side_before(self, i: int) -> bytes:
-        """The file as a side had it just before entry ``i`` was appended to it.
+        """The file as a side had it just before entry ``i`` was appended to it: through the
+        end of entry ``i - 1``'s own bytes (whitespace-only lines it carried included)."""
+        return self.raw[: self.end_of(i - 1)]
 
-        That is the prefix P of the real file with P + separator_after(P) == raw[:start of i]:
-        usually the file ending right after the previous entry, but when the real file has a
-        whitespace-only line there (old irregular bytes) the side ended with it.
-        """
-        upto = self.raw[: self.blocks[i].start]
-        shorter = upto[:-1]
-        if upto.endswith(b"\n\n") and separator_after(shorter) == b"\n":
-            return shorter
-        assert separator_after(upto) == b""
-        return upto
+    def brought(self, i: int) -> bytes:
+        """The bytes between entry ``i - 1``'s own bytes and entry ``i``: its separator."""
+        return self.raw[self.end_of(i - 1) : self.blocks[i].start]
 
     def regular(self, m: int, n: int) -> bool:
-        """True when entries [m, n) are separated as `check` requires of new entries."""
-        inner = all(self.blocks[j].separator(self.raw) == b"\n" for j in range(m, n - 1))
-        return inner and carried(self.raw, self.blocks[n - 1]) == b""
+        """True when entries [m, n) and the one before them are separated as `check` (and the
+        reference gate) requires of new entries: by exactly one empty line."""
+        return all(self.brought(j) == b"\n" for j in range(m, n))
 
     def links(self, m: int, n: int) -> set[object]:
         return {self.blocks[j].data.get("pr-link") for j in range(m, n)}
@@ -81,7 +75,7 @@ def replay(
             b"pr-link: XXX\n",
         )
         assert b"pr-link: XXX\n" in pr_entries
-    pr_side = base + separator_after(base) + pr_entries
+    pr_side = base + b"\n" + pr_entries
     result = resolve(
         base, pr_side, main, config=CFG, pr=placeholder_for, path="perf-changelog.yaml"
     )
@@ -134,21 +128,25 @@ def assert_placeholders_become_the_real_links(h: History, k: int, m: int, n: int
 
 
 def assert_copy_of_mains_entry_is_dropped(h: History, k: int, m: int, n: int) -> None:
-    """A PR that still carries (with a placeholder) an entry main has since squash-merged."""
+    """A PR that carries an entry cherry-picked from main (its link included) drops it; the
+    same fields under a placeholder are the PR's own entry (a re-sweep) and are kept."""
     base = h.side_before(k)
     copied = h.blocks[m - 1]
     copy = h.raw[copied.start : copied.content_end]
-    link = str(copied.data["pr-link"]).encode()
-    pr_side = (
-        base
-        + separator_after(base)
-        + copy.replace(b"pr-link: " + link, b"pr-link: XXX")
-        + b"\n"
-        + h.raw[h.blocks[m].start : h.end_of(n - 1)]
+    rest = h.raw[h.blocks[m].start : h.end_of(n - 1)]
+    main = h.side_before(m)
+    result = resolve(
+        base, base + b"\n" + copy + b"\n" + rest, main, config=CFG, path="perf-changelog.yaml"
     )
-    result = resolve(base, pr_side, h.side_before(m), config=CFG, path="perf-changelog.yaml")
     assert result.data == h.raw[: h.end_of(n - 1)]
     assert [(d.pr_entry, d.main_entry) for d in result.dropped] == [(k + 1, m)]
+    link = str(copied.data["pr-link"]).encode()
+    resweep = copy.replace(b"pr-link: " + link, b"pr-link: XXX")
+    result = resolve(
+        base, base + b"\n" + resweep + b"\n" + rest, main, config=CFG, path="perf-changelog.yaml"
+    )
+    assert result.dropped == ()
+    assert result.data == main + b"\n" + resweep + b"\n" + rest
 
 
 # -- the real InferenceX file ---------------------------------------------------------------
@@ -233,7 +231,7 @@ def test_twin_main_side_with_irregular_whitespace_is_kept_exactly() -> None:
     h = twin()
     result, expected = replay(h, 27, 33, 40)  # main appends entries 28-33 (one ends "  \n")
     assert result.data == expected == h.raw
-    result, expected = replay(h, 9, 13, 15)  # main's side ends inside "  \n\n"/"\n\n" history
+    result, expected = replay(h, 9, 12, 13)  # main's side ends with the "  \n" of "  \n\n"
     assert result.data == expected
 
 
@@ -251,8 +249,8 @@ def test_twin_a_pr_copy_of_mains_new_entry_is_dropped() -> None:
 
 def test_twin_a_pr_whose_entries_carry_whitespace_only_lines_keeps_them_with_a_warning() -> None:
     h = twin()
-    # Entries 30-32 (0-based) include entry 30, which carries "  \n" before entry 31: the PR's
-    # bytes are kept, not normalized, and check only warns (history carries dozens of these).
-    result, expected = replay(h, 28, 29, 32)
+    # Entries 10-12 (0-based) include entry 11, which carries "  \n" before the empty line: the
+    # PR's bytes are kept, not normalized, and check only warns (history carries dozens).
+    result, expected = replay(h, 9, 10, 13)
     assert result.data == expected
     assert b"  \n" in result.data[result.main_bytes :]

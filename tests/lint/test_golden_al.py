@@ -122,3 +122,42 @@ def test_a_changed_entry_brings_the_script_it_runs_into_judgement(tmp_path: Path
     root = make_world(tmp_path / "r", {AGENTIC: AGENTIC_MTP.replace("=2.50", "=2.61")})
     change(root, {"configs/amd-master.yaml": AMD_MASTER + AGENTIC_ENTRY})
     assert _golden(root) == [("CL790", AGENTIC, 3)]
+
+
+MULTI_ENTRY = """alpha-fp8-gb200-dynamo-sglang-agentic:
+  image: lmsysorg/sglang:v0.5.0
+  model: org/alpha
+  model-prefix: alpha
+  runner: cluster:gb200-nv
+  precision: fp8
+  framework: dynamo-sglang
+  multinode: true
+  disagg: true
+  kv-p2p-transfer: nixl
+  scenarios:
+    agentic-coding:
+    - search-space:
+      - spec-decoding: mtp
+        conc-list: [8]
+        prefill: { num-worker: 1, tp: 4, ep: 4, dp-attn: true }
+        decode:
+          num-worker: 1
+          tp: 8
+          ep: 8
+          dp-attn: true
+          additional-settings:
+          - "SYNTHETIC_ACCEPTANCE=true"
+          - "SYNTHETIC_ACCEPTANCE_LENGTH={al}"
+"""
+
+
+def test_a_multinode_entry_pins_through_additional_settings(tmp_path: Path) -> None:
+    from tests.lint.world import AMD_MASTER
+
+    root = make_world(tmp_path / "r")
+    change(root, {"configs/amd-master.yaml": AMD_MASTER + MULTI_ENTRY.replace("{al}", "2.50")})
+    result = lint_change(root, rules=("golden-al", "master-schema"))
+    assert found(result) == []
+    assert result.outcome("golden-al").judged == ("alpha-fp8-gb200-dynamo-sglang-agentic",)  # type: ignore[union-attr]
+    change(root, {"configs/amd-master.yaml": AMD_MASTER + MULTI_ENTRY.replace("{al}", "2.61")})
+    assert _golden(root) == [("CL790", "configs/amd-master.yaml", 39)]
