@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lint": ("changelog_tools.commands.lint", "lint"),
     "keys": ("changelog_tools.commands.keys", "keys"),
     "reuse-gate": ("changelog_tools.commands.reuse_gate", "reuse_gate"),
+    "signoff": ("changelog_tools.commands.signoff", "signoff"),
     "canonicalize": ("changelog_tools.commands.canonicalize", "canonicalize"),
     "resolve": ("changelog_tools.commands.resolve", "resolve"),
     "merge-driver": ("changelog_tools.commands.merge_driver", "merge_driver"),
@@ -43,9 +44,10 @@ SUMMARIES: dict[str, str] = {
     "demo": "Show the whole flow on a throwaway repository, with the real commands.",
     "check": "Check a change to the changelog: what CI runs on every pull request and push to "
     "main.",
+    "keys": "Show which master-config keys changelog `config-keys` select.",
     "lint": "Lint benchmark scripts, launchers and master configs: the rules reviewers check by "
     "hand.",
-    "keys": "Show which master-config keys changelog `config-keys` select.",
+    "signoff": "Verify CODEOWNER sign-offs on pull requests (see docs/signoff.md).",
     "reuse-gate": "Decide whether CI may reuse a pull request's finished sweep instead of "
     "sweeping again.",
     "canonicalize": "Replace placeholder pr-links in the entries this change appended with PR "

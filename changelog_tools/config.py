@@ -459,6 +459,82 @@ OPTIONS: tuple[Option, ...] = (
         "`golden-al`: where synthetic acceptance may be set (agentic scripts, and multi-node "
         "servers whose recipes pin it); a benchmark script elsewhere that sets it is an error.",
     ),
+    # -- signoff verify (issue 11) --
+    Option(
+        "signoff-bot-login",
+        "github-actions[bot]",
+        {"type": "string", "minLength": 1},
+        "Login the sign-off verifier posts as; only its own comment with the verdict marker is "
+        "the verdict comment (a marker in anyone else's comment is a spoof attempt).",
+    ),
+    Option(
+        "signoff-status-context",
+        "codeowner-signoff-verify",
+        {"type": "string", "minLength": 1},
+        "Commit status context `signoff verify` sets on the pull request's head.",
+    ),
+    Option(
+        "signoff-checklist",
+        "docs/PR_REVIEW_CHECKLIST.md",
+        {"type": "string", "minLength": 1},
+        "The sign-off checklist template on the default branch; its git history names the "
+        "version a sign-off was copied from.",
+    ),
+    Option(
+        "signoff-allow-author",
+        False,
+        {"type": "boolean"},
+        "Whether the pull request's author may sign it off.",
+    ),
+    Option(
+        "signoff-bench-jobs",
+        ["single-node *", "multi-node *", "agentic /*", "canary /*"],
+        _STR_LIST,
+        "Job-name patterns (`*` wildcards) of the sweep's benchmark jobs; one must succeed.",
+    ),
+    Option(
+        "signoff-eval-jobs",
+        ["*eval /*"],
+        _STR_LIST,
+        "Job-name patterns of the sweep's eval jobs; one must succeed.",
+    ),
+    Option(
+        "signoff-ignored-jobs",
+        ["collect-evals*", "collect-results*"],
+        _STR_LIST,
+        "Aggregator job-name patterns that count neither for nor against the sweep.",
+    ),
+    Option(
+        "signoff-eval-artifact",
+        "eval_results_all",
+        {"type": "string", "minLength": 1},
+        "Artifact of the sweep run that holds the eval results.",
+    ),
+    Option(
+        "signoff-eval-file",
+        "agg_eval_all.json",
+        {"type": "string", "minLength": 1},
+        "File inside the eval artifact: a JSON list of rows (`config_key` or `model_prefix`, "
+        "`hw`, `framework`, `precision`; `task`, `score`).",
+    ),
+    Option(
+        "signoff-thresholds",
+        "utils/evals/thresholds.yaml",
+        {"type": "string", "minLength": 1},
+        "Eval thresholds on the default branch (`default.<task>`, `models.<prefix>.<task>`).",
+    ),
+    Option(
+        "signoff-recipe-links",
+        [
+            r"https://github\.com/(vllm-project/recipes)/pull/(\d+)",
+            r"https://github\.com/(sgl-project/sglang)/pull/(\d+)",
+            r"https://recipes\.vllm\.ai/\S+",
+            r"https://docs\.sglang\.io/cookbook/\S+",
+        ],
+        _STR_LIST,
+        "Regular expressions of upstream recipe links a single-node vLLM/SGLang sign-off must "
+        "name; two groups (repository, number) make it a pull request that must be merged.",
+    ),
 )
 
 _BY_NAME = {o.name: o for o in OPTIONS}
@@ -523,6 +599,17 @@ class Config:
     lint_golden_al_dir: str
     lint_golden_al_scripts: tuple[str, ...]
     lint_agentic_scripts: tuple[str, ...]
+    signoff_bot_login: str
+    signoff_status_context: str
+    signoff_checklist: str
+    signoff_allow_author: bool
+    signoff_bench_jobs: tuple[str, ...]
+    signoff_eval_jobs: tuple[str, ...]
+    signoff_ignored_jobs: tuple[str, ...]
+    signoff_eval_artifact: str
+    signoff_eval_file: str
+    signoff_thresholds: str
+    signoff_recipe_links: tuple[str, ...]
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None
 

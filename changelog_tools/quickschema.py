@@ -24,6 +24,8 @@ _HANDLED = _ANNOTATIONS | {
     "required",
     "properties",
     "additionalProperties",
+    "propertyNames",
+    "format",
     "items",
     "minItems",
     "minLength",
@@ -37,7 +39,6 @@ _HANDLED = _ANNOTATIONS | {
     "if",
     "then",
     "not",
-    "propertyNames",
 }
 
 

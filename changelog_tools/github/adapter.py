@@ -63,6 +63,15 @@ from changelog_tools.github.records import (
     parse_workflow,
     value_of,
 )
+from changelog_tools.github.reviewing import (
+    MAX_PULL_COMMITS,
+    MAX_PULL_FILES,
+    CheckSuite,
+    Edit,
+    Job,
+    Remark,
+    ReviewingEndpoints,
+)
 from changelog_tools.github.transport import (
     DEFAULT_PAGE_SIZE,
     MAX_RATE_LIMIT_RETRIES,
@@ -82,17 +91,22 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
+    "MAX_PULL_COMMITS",
+    "MAX_PULL_FILES",
     "MAX_RATE_LIMIT_RETRIES",
     "PUBLIC_API_URL",
     "SECONDARY_RATE_LIMIT_WAIT",
     "AmbiguousWriteError",
     "Artifact",
     "CheckRun",
+    "CheckSuite",
     "CombinedStatus",
     "Comment",
     "CommitStatus",
+    "Edit",
     "GitHub",
     "GitHubStatusError",
+    "Job",
     "MergeRejectedError",
     "MergeResult",
     "Mode",
@@ -100,6 +114,7 @@ __all__ = [
     "PullCommit",
     "PullFile",
     "PullRequest",
+    "Remark",
     "RetryPolicy",
     "Review",
     "ReviewComment",
@@ -130,7 +145,7 @@ __all__ = [
 _EARLIEST = datetime.min.replace(tzinfo=UTC)  # sorts before every (aware) timestamp
 
 
-class GitHub:
+class GitHub(ReviewingEndpoints):
     """One repository on one GitHub API endpoint: the REST calls the tool makes, as records."""
 
     def __init__(self, *, transport: Transport, repository: str) -> None:

@@ -89,6 +89,8 @@ class Session:
         self._host = split.hostname
         self._port = split.port or (443 if split.scheme == "https" else 80)
         self._prefix = split.path.rstrip("/")
+        # GraphQL sits beside the REST prefix: /graphql, or /api/graphql beside /api/v3
+        self.graphql_path = self._prefix.removesuffix("/v3") + "/graphql"
         self._headers = {
             "Authorization": f"Bearer {token}",
             "Accept": "application/vnd.github+json",
@@ -132,6 +134,38 @@ class Session:
             raise HTTPFailure(status, answer, data)
         return answer, data
 
+    def locate(self, url: str) -> str:
+        """The ``Location`` a GET of ``url`` redirects to, without following it: a download's
+        signed storage URL, usually on another origin, where the token must not go."""
+        target = self._target(url)
+        status, answer, raw = self._checked_exchange("GET", target, None, dict(self._headers))
+        location = answer.get("location")
+        if status not in _REDIRECTS or not location:
+            raise HTTPFailure(status if status >= 400 else 502, answer, decode_body(raw))
+        return urllib.parse.urljoin(self._url(target), location)
+
+    def fetch_unauthenticated(self, url: str) -> bytes:
+        """GET ``url`` with no token and no GitHub headers (a signed storage URL)."""
+        import urllib.error
+        import urllib.request
+
+        split = urllib.parse.urlsplit(url)
+        if split.scheme not in ("http", "https"):
+            raise ConnectionFailure(
+                timed_out=False, kind=f"unsupported URL scheme {split.scheme!r}"
+            )
+        request = urllib.request.Request(url, headers={"User-Agent": self._headers["User-Agent"]})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                data: bytes = response.read()
+                return data
+        except urllib.error.HTTPError as exc:
+            raise HTTPFailure(exc.code, dict(exc.headers or {}), None) from None
+        except TimeoutError:
+            raise ConnectionFailure(timed_out=True, kind="TimeoutError") from None
+        except (OSError, urllib.error.URLError) as exc:
+            raise ConnectionFailure(timed_out=False, kind=type(exc).__name__) from None
+
     def _url(self, target: str) -> str:
         return f"{self._scheme}://{self._host}:{self._port}{target}"
 
@@ -143,7 +177,8 @@ class Session:
         split = urllib.parse.urlsplit(url)
         port = split.port or (443 if split.scheme == "https" else 80)
         same = (split.scheme, split.hostname, port) == (self._scheme, self._host, self._port)
-        if not same or not (split.path + "/").startswith(self._prefix + "/"):
+        inside = (split.path + "/").startswith(self._prefix + "/")
+        if not same or not (inside or split.path == self.graphql_path):
             raise GitHubError(
                 f"refusing to send the GitHub token to {split.scheme}://{split.netloc}"
                 f"{split.path}: it is outside {self._url(self._prefix)}"

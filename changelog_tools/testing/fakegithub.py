@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import hashlib
+import io
 import itertools
 import json
 import os
@@ -36,6 +37,7 @@ import sys
 import threading
 import time
 import urllib.parse
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -103,6 +105,8 @@ class FakeComment:
     association: str = "MEMBER"
     created_at: str = ""
     updated_at: str = ""
+    editor: str | None = None  # who last edited the body (GraphQL `editor`); None: never
+    last_edited_at: str | None = None
 
 
 @dataclass
@@ -128,6 +132,9 @@ class FakeReviewComment:
     line: int | None = None
     commit_id: str = ""
     review_id: int | None = None
+    created_at: str = ""
+    updated_at: str = ""
+    original_commit_id: str = ""  # where it was written (default: commit_id); commit_id moves
 
 
 @dataclass
@@ -139,6 +146,27 @@ class FakeCheckRun:
     conclusion: str | None = "success"
     started_at: str = ""
     completed_at: str | None = None
+    app: str = "github-actions"  # the app slug that created it
+
+
+@dataclass
+class FakeCheckSuite:
+    """An explicit check suite; suites are also derived per (commit, app) from check runs."""
+
+    id: int
+    head_sha: str
+    app: str = "github-actions"
+    created_at: str = ""
+    status: str = "queued"
+    conclusion: str | None = None
+
+
+@dataclass
+class FakeJob:
+    id: int
+    name: str
+    status: str = "completed"
+    conclusion: str | None = "success"
 
 
 @dataclass
@@ -158,6 +186,7 @@ class FakeArtifact:
     name: str
     expired: bool = False
     size_in_bytes: int = 1024
+    files: dict[str, str] | None = None  # the zip's members; None: an empty zip
 
 
 @dataclass
@@ -183,6 +212,7 @@ class FakeRun:
     created_at: str = ""
     path: str = ""  # default: the workflow's path
     artifacts: list[FakeArtifact] = field(default_factory=list)
+    jobs: list[FakeJob] = field(default_factory=list)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -205,6 +235,7 @@ class Response:
     status: int
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
+    raw: bytes | None = None  # a non-JSON body (artifact zips)
 
 
 @dataclass
@@ -291,6 +322,30 @@ class GitOrigin:
             sha, parents, message = record.split("\x1f", 2)
             commits.append(FakeCommit(sha, message.strip(), parents.split()))
         return commits
+
+    def files(self, base: str, head: str) -> list[dict[str, Any]]:
+        """What ``GET /pulls/N/files`` lists: the diff from the merge base, renames found."""
+        merge_base = self._out("merge-base", base, head)
+        out = self._out("diff", "--name-status", "-M", "-z", merge_base, head)
+        fields = [f for f in out.split("\0") if f]
+        names = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "T": "changed"}
+        files: list[dict[str, Any]] = []
+        i = 0
+        while i < len(fields):
+            code = fields[i]
+            if code.startswith("R") or code.startswith("C"):
+                files.append(
+                    {
+                        "filename": fields[i + 2],
+                        "previous_filename": fields[i + 1],
+                        "status": "renamed" if code[0] == "R" else "copied",
+                    }
+                )
+                i += 3
+            else:
+                files.append({"filename": fields[i + 1], "status": names.get(code[0], "modified")})
+                i += 2
+        return files
 
     def merge_tree(self, base: str, head: str) -> str | None:
         """The tree of merging ``head`` into ``base``, or None when they conflict."""
@@ -381,6 +436,10 @@ class FakeGitHub:
         self.workflows: dict[str, FakeWorkflow] = {}
         self.runs: dict[int, FakeRun] = {}
         self.commit_pulls: dict[str, list[int]] = {}  # explicit commit -> PR numbers
+        self.check_suites: list[FakeCheckSuite] = []
+        self.teams: dict[str, set[str]] = {}  # "org/slug" -> active members' logins
+        self.permissions: dict[str, str] = {}  # login -> admin | maintain | write | triage | read
+        self.foreign_pulls: dict[str, dict[int, FakePull]] = {}  # other repositories' PRs
         self.log: list[Request] = []
         self.unhandled: list[tuple[str, str]] = []
         self.errors: list[str] = []  # exceptions raised by handlers (answered as 500)
@@ -491,9 +550,13 @@ class FakeGitHub:
         head_sha: str,
         *,
         artifacts: list[str | tuple[str, bool]] | None = None,
+        artifact_files: dict[str, dict[str, str]] | None = None,
+        jobs: list[tuple[str, str | None]] | None = None,
         **fields: Any,
     ) -> FakeRun:
-        """Add a run; ``artifacts`` are names, or (name, expired) pairs."""
+        """Add a run; ``artifacts`` are names, or (name, expired) pairs; ``artifact_files``
+        maps an artifact name to its zip members; ``jobs`` are (name, conclusion) pairs, each
+        also a check run of the github-actions app on ``head_sha``, as on GitHub."""
         if workflow not in self.workflows:
             self.add_workflow(workflow)
         run_id = fields.pop("id", None) or self.next_id()
@@ -502,7 +565,15 @@ class FakeGitHub:
         run = FakeRun(run_id, workflow, head_sha, **fields)
         for item in artifacts or []:
             name, expired = (item, False) if isinstance(item, str) else item
-            run.artifacts.append(FakeArtifact(self.next_id(), name, expired))
+            files = (artifact_files or {}).get(name)
+            run.artifacts.append(FakeArtifact(self.next_id(), name, expired, files=files))
+        for name, files in (artifact_files or {}).items():
+            if not any(a.name == name for a in run.artifacts):
+                run.artifacts.append(FakeArtifact(self.next_id(), name, files=files))
+        for job_name, conclusion in jobs or []:
+            status = "completed" if conclusion is not None else "in_progress"
+            run.jobs.append(FakeJob(self.next_id(), job_name, status, conclusion))
+            self.add_check_run(head_sha, job_name, status=status, conclusion=conclusion)
         with self._lock:
             self.runs[run_id] = run
         return run
@@ -528,6 +599,51 @@ class FakeGitHub:
         with self._lock:
             self.reviews.append(review)
         return review
+
+    def add_review_comment(self, pull: int, body: str, **fields: Any) -> FakeReviewComment:
+        when = self.now()
+        fields.setdefault("created_at", when)
+        fields.setdefault("updated_at", fields["created_at"])
+        comment = FakeReviewComment(self.next_id(), pull, body, **fields)
+        with self._lock:
+            self.review_comments.append(comment)
+        return comment
+
+    def edit_comment(self, comment_id: int, body: str, *, editor: str | None = None) -> FakeComment:
+        """Edit a conversation comment as ``editor`` (default: its author), like the web UI."""
+        with self._lock:
+            comment = self.comments[comment_id]
+            comment.body = body
+            comment.updated_at = comment.last_edited_at = self.now()
+            comment.editor = editor or comment.login
+        return comment
+
+    def add_check_suite(
+        self, head_sha: str, app: str = "github-actions", **fields: Any
+    ) -> FakeCheckSuite:
+        fields.setdefault("created_at", self.now())
+        suite = FakeCheckSuite(self.next_id(), head_sha, app, **fields)
+        with self._lock:
+            self.check_suites.append(suite)
+        return suite
+
+    def add_team(self, team: str, members: list[str]) -> None:
+        """Team ``org/slug`` with these active members."""
+        with self._lock:
+            self.teams[team.lower()] = {m.lower() for m in members}
+
+    def set_permission(self, login: str, permission: str) -> None:
+        with self._lock:
+            self.permissions[login.lower()] = permission
+
+    def add_foreign_pull(self, repository: str, number: int, **fields: Any) -> FakePull:
+        """A pull request of another repository (read-only: ``GET /repos/OTHER/pulls/N``)."""
+        fields.setdefault("head_sha", fake_sha(repository, number))
+        fields.setdefault("base_sha", fake_sha(repository, "base"))
+        pull = FakePull(number, fields.pop("head_ref", f"topic-{number}"), **fields)
+        with self._lock:
+            self.foreign_pulls.setdefault(repository.lower(), {})[number] = pull
+        return pull
 
     # -- faults ---------------------------------------------------------------------------------
 
@@ -639,6 +755,8 @@ class FakeGitHub:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = None
+        if not inside and split.path == self.graphql_path:
+            rel = "/graphql"  # logged like a REST path so tests can count and fault it
         request = Request(method, rel, query, body, dict(headers))
         with self._lock:
             self.log.append(request)
@@ -660,11 +778,22 @@ class FakeGitHub:
             )
         return self._encode(response)
 
+    @property
+    def graphql_path(self) -> str:
+        """Where GitHub serves GraphQL: ``/graphql`` beside ``/api/v3`` is ``/api/graphql``."""
+        return self.prefix.removesuffix("/v3") + "/graphql"
+
     def _answer(self, request: Request, inside: bool, headers: dict[str, str]) -> Response:
+        if not inside and request.path.startswith("/_blobs/"):
+            # signed storage URLs carry their own authorization: no token is needed (or sent)
+            return self._blob(request)
         if self.token is not None:
             auth = next((v for k, v in headers.items() if k.lower() == "authorization"), "")
             if auth.split(" ", 1)[-1] != self.token:
                 return _error(401, "Bad credentials")
+        if request.path == "/graphql" and request.method == "POST":
+            with self._lock:
+                return self._graphql(request)
         if not inside:
             self.unhandled.append((request.method, request.path))
             return _not_found()
@@ -676,6 +805,8 @@ class FakeGitHub:
                 groups = match.groupdict()
                 repo = groups.pop("repo", None)
                 if repo is not None and repo.lower() != self.repository.lower():
+                    if name == "_get_pull" and repo.lower() in self.foreign_pulls:
+                        return self._foreign_pull(repo, groups["number"])
                     break
                 handler: Handler = getattr(self, name)
                 return handler(request, **groups)
@@ -683,7 +814,10 @@ class FakeGitHub:
             return _not_found()
 
     def _encode(self, response: Response) -> tuple[int, dict[str, str], bytes]:
-        payload = b"" if response.body is None else json.dumps(response.body).encode()
+        if response.raw is not None:
+            payload = response.raw
+        else:
+            payload = b"" if response.body is None else json.dumps(response.body).encode()
         merged: dict[str, tuple[str, str]] = {}
         defaults = {
             "Content-Type": "application/json; charset=utf-8",
@@ -694,6 +828,8 @@ class FakeGitHub:
         }
         # A fault's header replaces the default of the same name rather than adding a second
         # copy: a duplicated X-RateLimit-Reset reaches clients joined as "a, b".
+        if response.raw is not None:
+            defaults = {"Content-Type": "application/zip"}
         for name, value in [*defaults.items(), *response.headers.items()]:
             merged[name.lower()] = (name, value)
         merged["content-length"] = ("Content-Length", str(len(payload)))
@@ -822,6 +958,7 @@ class FakeGitHub:
             "author_association": c.association,
             "created_at": c.created_at,
             "updated_at": c.updated_at or c.created_at,
+            "node_id": f"IC_{c.id}",
         }
 
     def commit_json(self, commit: FakeCommit) -> dict[str, Any]:
@@ -898,6 +1035,7 @@ class FakeGitHub:
             "url": self.api(f"/repos/{full}/check-runs/{c.id}"),
             "html_url": self.html(f"/runs/{c.id}"),
             "details_url": self.html(f"/runs/{c.id}"),
+            "app": {"slug": c.app, "name": c.app},
         }
 
     def status_json(self, s: FakeStatus) -> dict[str, Any]:
@@ -966,7 +1104,12 @@ class FakeGitHub:
         pull = self._find_pull(number)
         if pull is None:
             return _not_found()
-        return self._page(request, [dict(f) for f in pull.files])
+        files = pull.files
+        if not files and self.git is not None and pull.state == "open":
+            head, base = self.head_sha(pull), self.base_sha(pull)
+            if head and base:
+                files = self.git.files(base, head)
+        return self._page(request, [dict(f) for f in files[:3000]])  # GitHub's cap
 
     @route("GET", _R + r"/pulls/(?P<number>\d+)/reviews")
     def _pull_reviews(self, request: Request, number: str) -> Response:
@@ -980,6 +1123,8 @@ class FakeGitHub:
                 "commit_id": r.commit_id,
                 "submitted_at": r.submitted_at,
                 "pull_request_url": self.api(f"/repos/{self.repository}/pulls/{r.pull}"),
+                "html_url": self.html(f"/pull/{r.pull}#pullrequestreview-{r.id}"),
+                "node_id": f"PRR_{r.id}",
             }
             for r in self.reviews
             if r.pull == int(number)
@@ -996,9 +1141,14 @@ class FakeGitHub:
                 "path": c.path,
                 "line": c.line,
                 "commit_id": c.commit_id,
+                "original_commit_id": c.original_commit_id or c.commit_id,
                 "user": self.user_json(c.login),
                 "author_association": c.association,
                 "pull_request_review_id": c.review_id,
+                "created_at": c.created_at,
+                "updated_at": c.updated_at or c.created_at,
+                "html_url": self.html(f"/pull/{c.pull}#discussion_r{c.id}"),
+                "node_id": f"PRRC_{c.id}",
             }
             for c in self.review_comments
             if c.pull == int(number)
@@ -1077,7 +1227,8 @@ class FakeGitHub:
         if not isinstance(body.get("body"), str):
             return _error(422, "body is required")
         comment.body = body["body"]
-        comment.updated_at = self.now()
+        comment.updated_at = comment.last_edited_at = self.now()
+        comment.editor = self.actor
         return Response(200, self.comment_json(comment))
 
     @route("DELETE", _R + r"/issues/comments/(?P<cid>\d+)")
@@ -1119,6 +1270,161 @@ class FakeGitHub:
             and (status is None or c.status == status)
         ]
         return self._page(request, items, "check_runs")
+
+    def _suites_of(self, sha: str) -> list[FakeCheckSuite]:
+        """Explicit suites plus one per app that has check runs on ``sha`` (as GitHub makes)."""
+        suites = [s for s in self.check_suites if s.head_sha == sha]
+        apps = {s.app for s in suites}
+        for check in sorted(self.check_runs, key=lambda c: c.id):
+            if check.head_sha == sha and check.app not in apps:
+                apps.add(check.app)
+                suites.append(
+                    FakeCheckSuite(
+                        check.id + 500_000,
+                        sha,
+                        check.app,
+                        check.started_at,
+                        check.status,
+                        check.conclusion,
+                    )
+                )
+        return suites
+
+    @route("GET", _R + r"/commits/(?P<sha>[^/]+)/check-suites")
+    def _check_suites(self, request: Request, sha: str) -> Response:
+        items = [
+            {
+                "id": s.id,
+                "head_sha": s.head_sha,
+                "status": s.status,
+                "conclusion": s.conclusion,
+                "created_at": s.created_at,
+                "updated_at": s.created_at,
+                "app": {"slug": s.app, "name": s.app},
+                "url": self.api(f"/repos/{self.repository}/check-suites/{s.id}"),
+            }
+            for s in self._suites_of(sha)
+        ]
+        return self._page(request, items, "check_suites")
+
+    @route("GET", r"/orgs/(?P<org>[^/]+)/teams/(?P<slug>[^/]+)/memberships/(?P<login>[^/]+)")
+    def _team_membership(self, request: Request, org: str, slug: str, login: str) -> Response:
+        members = self.teams.get(f"{org}/{slug}".lower())
+        if members is None or login.lower() not in members:
+            return _not_found()  # GitHub answers 404 both for "no such team" and "not a member"
+        return Response(
+            200,
+            {
+                "url": self.api(f"/orgs/{org}/teams/{slug}/memberships/{login}"),
+                "role": "member",
+                "state": "active",
+            },
+        )
+
+    @route("GET", _R + r"/collaborators/(?P<login>[^/]+)/permission")
+    def _collaborator_permission(self, request: Request, login: str) -> Response:
+        permission = self.permissions.get(login.lower(), "none")
+        legacy = {"maintain": "write", "triage": "read"}.get(permission, permission)
+        return Response(
+            200,
+            {"permission": legacy, "role_name": permission, "user": self.user_json(login)},
+        )
+
+    @route("GET", _R + r"/actions/runs/(?P<run_id>\d+)/jobs")
+    def _run_jobs(self, request: Request, run_id: str) -> Response:
+        run = self.runs.get(int(run_id))
+        if run is None:
+            return _not_found()
+        items = [
+            {
+                "id": j.id,
+                "run_id": run.id,
+                "name": j.name,
+                "status": j.status,
+                "conclusion": j.conclusion,
+                "head_sha": run.head_sha,
+                "url": self.api(f"/repos/{self.repository}/actions/jobs/{j.id}"),
+                "html_url": self.html(f"/actions/runs/{run.id}/job/{j.id}"),
+            }
+            for j in run.jobs
+        ]
+        return self._page(request, items, "jobs")
+
+    def _artifact(self, artifact_id: int) -> FakeArtifact | None:
+        for run in self.runs.values():
+            for a in run.artifacts:
+                if a.id == artifact_id:
+                    return a
+        return None
+
+    @route("GET", _R + r"/actions/artifacts/(?P<aid>\d+)/zip")
+    def _artifact_zip(self, request: Request, aid: str) -> Response:
+        artifact = self._artifact(int(aid))
+        if artifact is None:
+            return _not_found()
+        if artifact.expired:
+            return _error(410, "Artifact has expired")
+        # GitHub answers 302 to a short-lived signed URL of its blob storage
+        return Response(302, None, {"Location": f"{self.root_url}/_blobs/artifact-{aid}.zip"})
+
+    def _blob(self, request: Request) -> Response:
+        match = re.fullmatch(r"/_blobs/artifact-(\d+)\.zip", request.path)
+        artifact = self._artifact(int(match.group(1))) if match else None
+        if artifact is None:
+            return _not_found()
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            for name, text in (artifact.files or {}).items():
+                archive.writestr(name, text)
+        return Response(200, raw=buffer.getvalue())
+
+    def _foreign_pull(self, repo: str, number: str) -> Response:
+        pull = self.foreign_pulls.get(repo.lower(), {}).get(int(number))
+        if pull is None:
+            return _not_found()
+        n, api = pull.number, f"{self.base_url}/repos/{repo}"
+        part = {"full_name": repo, "url": api, "html_url": f"{self.root_url}/{repo}"}
+        return Response(
+            200,
+            {
+                "url": f"{api}/pulls/{n}",
+                "html_url": f"{self.root_url}/{repo}/pull/{n}",
+                "issue_url": f"{api}/issues/{n}",
+                "number": n,
+                "state": pull.state,
+                "draft": pull.draft,
+                "title": pull.title,
+                "user": self.user_json(pull.author),
+                "labels": [],
+                "merged": pull.merged,
+                "merged_at": pull.merged_at,
+                "merge_commit_sha": pull.merge_commit_sha,
+                "head": {"ref": pull.head_ref, "sha": pull.head_sha, "repo": part},
+                "base": {"ref": pull.base_ref, "sha": pull.base_sha, "repo": part},
+            },
+        )
+
+    def _graphql(self, request: Request) -> Response:
+        """The one GraphQL query the tool sends: ``nodes(ids:)`` for comment edit history."""
+        body = request.body if isinstance(request.body, dict) else {}
+        ids = (body.get("variables") or {}).get("ids")
+        if "nodes(" not in str(body.get("query", "")) or not isinstance(ids, list):
+            return Response(200, {"errors": [{"message": "the fake answers only nodes(ids:)"}]})
+        nodes: list[Any] = []
+        for node_id in ids:
+            kind, _, number = str(node_id).partition("_")
+            comment = self.comments.get(int(number)) if kind == "IC" and number.isdigit() else None
+            if comment is None:
+                nodes.append(None)
+                continue
+            nodes.append(
+                {
+                    "id": node_id,
+                    "lastEditedAt": comment.last_edited_at,
+                    "editor": {"login": comment.editor} if comment.editor else None,
+                }
+            )
+        return Response(200, {"data": {"nodes": nodes}})
 
     def _statuses_of(self, sha: str) -> list[FakeStatus]:
         return sorted((s for s in self.statuses if s.sha == sha), key=lambda s: -s.id)
@@ -1266,9 +1572,51 @@ class FakeGitHub:
                 )
             )
         fake.commit_pulls.update(state.pop("commit_pulls", {}))
+        fake._more_state(state)
         if state:
             raise ValueError(f"unknown state keys: {', '.join(sorted(state))}")
         return fake
+
+    def _more_state(self, state: dict[str, Any]) -> None:
+        """The sign-off parts of a state file: reviews, review comments, teams, permissions,
+        check suites, other repositories' pull requests, and run jobs and artifact files."""
+        for key in ("teams", "permissions", "foreign_pulls", "jobs"):
+            if not isinstance(state.get(key, {}), dict):
+                raise ValueError(f"{key}: expected an object")
+        for item in state.pop("reviews", []):
+            self.reviews.append(
+                _record(
+                    FakeReview, {"id": self.next_id(), "submitted_at": self.now(), **item}, "review"
+                )
+            )
+        for item in state.pop("review_comments", []):
+            when = self.now()
+            self.review_comments.append(
+                _record(
+                    FakeReviewComment,
+                    {"id": self.next_id(), "created_at": when, "updated_at": when, **item},
+                    "review comment",
+                )
+            )
+        for item in state.pop("check_suites", []):
+            self.check_suites.append(
+                _record(
+                    FakeCheckSuite,
+                    {"id": self.next_id(), "created_at": self.now(), **item},
+                    "check suite",
+                )
+            )
+        for team, members in state.pop("teams", {}).items():
+            self.add_team(team, list(members))
+        for login, permission in state.pop("permissions", {}).items():
+            self.set_permission(login, str(permission))
+        for repo, pulls in state.pop("foreign_pulls", {}).items():
+            for item in pulls:
+                self.add_foreign_pull(repo, **item)
+        for run_id, jobs in state.pop("jobs", {}).items():
+            run = self.runs[int(run_id)]
+            for job in jobs:
+                run.jobs.append(_record(FakeJob, {"id": self.next_id(), **job}, "job"))
 
     def snapshot(self) -> dict[str, Any]:
         """The current state as plain data (pulls, comments, runs, statuses, ...)."""
@@ -1282,6 +1630,8 @@ class FakeGitHub:
                 "check_runs": [dataclasses.asdict(c) for c in self.check_runs],
                 "statuses": [dataclasses.asdict(s) for s in self.statuses],
                 "commit_pulls": dict(self.commit_pulls),
+                "reviews": [dataclasses.asdict(r) for r in self.reviews],
+                "review_comments": [dataclasses.asdict(c) for c in self.review_comments],
             }
 
 
@@ -1294,6 +1644,7 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "int | None": (int, type(None)),
     "bool | None": (bool, type(None)),
     "list[str]": (list,),
+    "dict[str, str] | None": (dict, type(None)),
 }
 
 

@@ -300,7 +300,9 @@ def test_state_files_build_the_same_objects_and_reject_unknown_fields() -> None:
     assert fake.snapshot()["pulls"][0]["number"] == 4
     with pytest.raises(ValueError, match="unknown field"):
         FakeGitHub.from_state({"pulls": [{"number": 1, "head_ref": "f", "colour": "red"}]})
-    with pytest.raises(ValueError, match="unknown state keys: teams"):
+    with pytest.raises(ValueError, match="unknown state keys: wormholes"):
+        FakeGitHub.from_state({"wormholes": []})
+    with pytest.raises(ValueError, match="teams: expected an object"):
         FakeGitHub.from_state({"teams": []})
 
 

@@ -1,0 +1,162 @@
+"""`changelog-tools signoff verify`: the deterministic CODEOWNER sign-off verifier."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from changelog_tools.commands._common import config_option
+from changelog_tools.config import Config
+from changelog_tools.errors import UsageError
+
+
+def _progress(message: str) -> None:
+    click.echo(f"signoff: {message}", err=True)
+
+
+def _read_event(env: dict[str, str] | os._Environ[str]) -> dict[str, Any]:
+    path = env.get("GITHUB_EVENT_PATH")
+    if not path:
+        return {}
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read the event payload GITHUB_EVENT_PATH={path}: {exc}") from None
+    return data if isinstance(data, dict) else {}
+
+
+def _parse_now(value: str | None) -> datetime:
+    if value is None:
+        return datetime.now(UTC)
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(
+            f"--now {value!r} is not an ISO 8601 time (2026-08-20T13:00:00Z)"
+        ) from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+@click.group("signoff")
+def signoff() -> None:
+    """Verify CODEOWNER sign-offs on pull requests (see docs/signoff.md)."""
+
+
+@signoff.command("verify")
+@click.option(
+    "--pr",
+    "pr_number",
+    type=click.IntRange(min=1),
+    help="Pull request number  [default: from $GITHUB_EVENT_PATH]",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="Decide and print, but post no comment and no status."
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="text: a summary; json: one object on stdout; markdown: the verdict comment.",
+)
+@click.option(
+    "--now",
+    "now_text",
+    metavar="ISO8601",
+    help="Evaluation time (for date-dependent rules)  [default: now]",
+)
+@click.option(
+    "--repo",
+    "repository",
+    help="OWNER/NAME  [default: $GITHUB_REPOSITORY, else config `repository`]",
+)
+@click.option(
+    "--checkout",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Checkout of the DEFAULT branch, with history: CODEOWNERS, the checklist and "
+    "its versions, thresholds and policy files are read from it.",
+)
+@config_option
+def verify(
+    pr_number: int | None,
+    dry_run: bool,
+    output_format: str,
+    now_text: str | None,
+    repository: str | None,
+    checkout: Path,
+    config: Config,
+) -> int:
+    """Decide one verdict for a pull request's head: pass, rejected, pending or error.
+
+    Reads the PR, its conversation, statuses, sweep run and eval artifact through the GitHub
+    API (token from GH_TOKEN or GITHUB_TOKEN), and CODEOWNERS, the checklist with its git
+    history, thresholds and policy files from --checkout, which must be the default branch. The
+    PR's files are fetched into a private ref and read as data; nothing from the PR is checked
+    out or run.
+
+    \b
+    Skipped with no write and exit 0: a comment on a plain issue, a closed or draft PR, and a
+    new comment or review that holds no sign-off (outside quotes and code fences).
+
+    \b
+    Unless --dry-run: keeps ONE verdict comment per PR (the bot's own, found by its login and
+    marker; edited in place) and sets the commit status `signoff-status-context` on the head:
+    success only for pass; failure, pending or error otherwise.
+
+    \b
+    Exit status: 0 a verdict was reached (whatever it is) or the event was skipped,
+    2 usage or configuration error, 3 GitHub or git failed (an `error` status is posted first
+    where possible).
+
+    \b
+    Examples:
+      changelog-tools signoff verify                       # inside GitHub Actions
+      changelog-tools signoff verify --pr 2650 --dry-run --format json
+    """
+    from changelog_tools.github.adapter import make_github
+    from changelog_tools.gitrepo import open_repo
+    from changelog_tools.signoff.render import render_json, render_markdown, render_text
+    from changelog_tools.signoff.verify import run_verify
+
+    env = os.environ
+    now = _parse_now(now_text)
+    event = _read_event(env) if pr_number is None else {}
+    event_name = env.get("GITHUB_EVENT_NAME") if pr_number is None else None
+    repo = open_repo(checkout)
+    outcome = run_verify(
+        gh_factory=lambda: make_github(config, env=env, repository=repository, log=_progress),
+        config=config,
+        repo=repo,
+        pr_number=pr_number,
+        event_name=event_name,
+        event=event,
+        dry_run=dry_run,
+        now=now,
+        log=_progress,
+    )
+    if outcome.skip is not None:
+        _progress(f"skipped: {outcome.skip.reason}")
+        if output_format == "json":
+            click.echo(json.dumps({"verdict": "skipped", "reason": outcome.skip.reason}))
+        return 0
+    verdict = outcome.verdict
+    assert verdict is not None
+    if outcome.published is not None:
+        p = outcome.published
+        what = "posted" if p.created else "updated"
+        _progress(
+            f"{what} verdict comment {p.comment_id}; status {p.state} on {verdict.head_sha[:7]}"
+        )
+    elif dry_run:
+        _progress("dry run: no comment, no status")
+    renderer = {"text": render_text, "json": render_json, "markdown": render_markdown}
+    click.echo(renderer[output_format](verdict), nl=False)
+    return 0

@@ -1,0 +1,1 @@
+"""CODEOWNER sign-off verification (``changelog-tools signoff verify``)."""

@@ -1,0 +1,357 @@
+"""The sign-off checklist: parse the template and sign-offs, and match them item by item.
+
+A template (``docs/PR_REVIEW_CHECKLIST.md`` on the default branch) holds one block that starts
+with the header line: the first fenced block containing it, or (older versions) the span from
+the header to the next level-1/2 heading. In the block: checkbox items (any of ``-``/``*``/``+``
+or ``1.``, ``[ ]``/``[x]``/``[X]``; two spaces of indentation per nesting level), notes (other
+lines, attached to the item before them), an "Additional detail section" of free text and a
+``Signed:`` line. A sign-off is a comment whose first header line outside quotes and code
+fences starts the same grammar; text before the header is a preamble and is ignored.
+
+Items are compared in a canonical form (:func:`canon`) so that CRLF, bullets, box case, spacing,
+emphasis, links versus plain text and dash styles never matter; an item with a note or a link
+appended still counts as that item.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+HEADER = "As a PR reviewer and CODEOWNER, I have reviewed this and have:"
+SIGNED_PLACEHOLDER = "FILL_IN_GITHUB_USERNAME"
+DETAIL_PLACEHOLDER = "insert any additional info here"
+# Pairing threshold for "this sign-off item is an altered copy of that template item".
+SIMILARITY_THRESHOLD = 0.6
+
+_ITEM_RE = re.compile(
+    r"^(?P<indent>[ \t]*)(?:[-*+]|\d+[.)])[ \t]+\[(?P<box>[ xX])\][ \t]*(?P<text>.*?)[ \t]*$"
+)
+_FENCE_RE = re.compile(r"^[ ]{0,3}(?P<fence>`{3,}|~{3,})")
+_QUOTE_RE = re.compile(r"^[ ]{0,3}>")
+_DETAIL_RE = re.compile(r"^\s*#{1,6}\s*Additional detail section\b", re.IGNORECASE)
+_SIGNED_RE = re.compile(r"^\s*Signed:\s*(?P<who>.*?)\s*$", re.IGNORECASE)
+_HEADING_RE = re.compile(r"^#{1,2}\s")
+_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_URL_RE = re.compile(r"https?://\S+")
+
+
+def canon(text: str) -> str:
+    """The canonical form two item texts are compared in."""
+    t = unicodedata.normalize("NFKC", text)
+    t = _LINK_RE.sub(r"\1", t)
+    t = t.replace("**", "").replace("__", "").replace("`", "")
+    t = t.replace("\u2014", "-").replace("\u2013", "-")
+    t = " ".join(t.split())
+    t = t.rstrip(" .:;")
+    return t.casefold()
+
+
+def header_key() -> str:
+    return canon(HEADER)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One checkbox item: its path (``"11"`` or ``"11.1"``), depth, text and box."""
+
+    path: str
+    depth: int
+    text: str
+    checked: bool
+    line: int  # 1-based, in the text it was parsed from
+    notes: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return canon(self.text)
+
+
+@dataclass(frozen=True)
+class Checklist:
+    items: tuple[Item, ...]
+    detail: str = ""
+    signed: str | None = None
+    header_line: int = 0
+
+    def item(self, path: str) -> Item | None:
+        return next((i for i in self.items if i.path == path), None)
+
+
+def _lines(text: str) -> list[str]:
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def _is_header(line: str) -> bool:
+    return canon(line.lstrip("#>*-+ \t")) == header_key()
+
+
+def _parse_block(numbered: Sequence[tuple[int, str]]) -> Checklist:
+    """Parse the lines after (and including) the header line."""
+    items: list[Item] = []
+    notes: list[str] = []
+    counters: list[int] = []
+    detail: list[str] = []
+    in_detail = False
+    signed: str | None = None
+    header_line = numbered[0][0] if numbered else 0
+
+    def flush() -> None:
+        if items and notes:
+            last = items[-1]
+            items[-1] = Item(
+                last.path, last.depth, last.text, last.checked, last.line, tuple(notes)
+            )
+        notes.clear()
+
+    for number, line in numbered[1:]:
+        signed_match = _SIGNED_RE.match(line)
+        if signed_match:
+            signed = signed_match.group("who")
+            break
+        if _DETAIL_RE.match(line):
+            flush()
+            in_detail = True
+            continue
+        if in_detail:
+            detail.append(line)
+            continue
+        match = _ITEM_RE.match(line)
+        if match and match.group("text"):
+            flush()
+            depth = len(match.group("indent").expandtabs(4)) // 2
+            depth = min(depth, len(counters))  # a jump of two levels is one level
+            del counters[depth + 1 :]
+            if depth == len(counters):
+                counters.append(0)
+            counters[depth] += 1
+            path = ".".join(str(c) for c in counters[: depth + 1])
+            items.append(Item(path, depth, match.group("text"), match.group("box") != " ", number))
+        elif line.strip():
+            notes.append(line.strip())
+    flush()
+    return Checklist(tuple(items), "\n".join(detail).strip(), signed, header_line)
+
+
+def parse_template(text: str) -> Checklist | None:
+    """The template block of a checklist file, or None when it has no header line."""
+    lines = list(enumerate(_lines(text), start=1))
+    # the first fenced block that contains the header line
+    i = 0
+    while i < len(lines):
+        opened = _FENCE_RE.match(lines[i][1])
+        if opened:
+            fence = opened.group("fence")
+            j = i + 1
+            while j < len(lines) and not lines[j][1].strip().startswith(fence):
+                j += 1
+            content = lines[i + 1 : j]
+            start = next((k for k, (_, ln) in enumerate(content) if _is_header(ln)), None)
+            if start is not None:
+                return _parse_block(content[start:])
+            i = j + 1
+            continue
+        i += 1
+    # older versions: from the header to the next level-1/2 heading
+    start = next((k for k, (_, ln) in enumerate(lines) if _is_header(ln)), None)
+    if start is None:
+        return None
+    end = next(
+        (k for k in range(start + 1, len(lines)) if _HEADING_RE.match(lines[k][1])), len(lines)
+    )
+    return _parse_block(lines[start:end])
+
+
+@dataclass(frozen=True)
+class SignoffText:
+    """Where the sign-off is in a comment body, and headers that do not count (and why)."""
+
+    checklist: Checklist | None
+    ignored_headers: tuple[tuple[int, str], ...] = ()  # (line, "quoted" | "in a code fence")
+
+
+def find_signoff(body: str, *, allow_fenced: bool = False) -> SignoffText:
+    """The sign-off in a comment body: the first header line outside quotes and code fences."""
+    lines = _lines(body)
+    kept: list[tuple[int, str]] = []
+    ignored: list[tuple[int, str]] = []
+    fence: str | None = None
+    for number, line in enumerate(lines, start=1):
+        opened = _FENCE_RE.match(line)
+        if fence is None and opened:
+            fence = opened.group("fence")
+            continue
+        if fence is not None and line.strip().startswith(fence) and not line.strip(fence[0]):
+            fence = None
+            continue
+        fenced = fence is not None
+        quoted = bool(_QUOTE_RE.match(line))
+        if quoted or (fenced and not allow_fenced):
+            if _is_header(line.lstrip("> \t")):
+                ignored.append((number, "quoted" if quoted else "in a code fence"))
+            continue
+        kept.append((number, line))
+    start = next((k for k, (_, ln) in enumerate(kept) if _is_header(ln)), None)
+    if start is None:
+        return SignoffText(None, tuple(ignored))
+    return SignoffText(_parse_block(kept[start:]), tuple(ignored))
+
+
+# -- matching --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """The outcome for one template item (or one obsolete sign-off item)."""
+
+    path: str  # template item path; for "obsolete": the sign-off item's path
+    state: str  # ok | unchecked | excused | missing | altered | obsolete
+    template_text: str = ""
+    signoff_text: str = ""
+    line: int | None = None  # the sign-off line
+    similarity: float | None = None
+    diff: str | None = None
+    moved: bool = False  # found at another position than the template's
+
+
+@dataclass(frozen=True)
+class Match:
+    results: tuple[ItemResult, ...]
+    signed: str | None
+    signed_ok: bool
+    signed_problem: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def failed(self) -> tuple[ItemResult, ...]:
+        return tuple(r for r in self.results if r.state not in ("ok", "excused"))
+
+
+def _prefix_match(sign: str, tmpl: str) -> bool:
+    """``sign`` is ``tmpl`` with a note or link appended."""
+    if not sign.startswith(tmpl) or sign == tmpl:
+        return sign == tmpl
+    rest = sign[len(tmpl) :]
+    return bool(re.match(r"[\s\W]", rest)) or rest.startswith("http")
+
+
+def similarity(a: str, b: str) -> float:
+    ratio = difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+    if min(len(a), len(b)) >= 25:
+        blocks = difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
+        common = sum(b.size for b in blocks)
+        ratio = max(ratio, 0.85 * common / min(len(a), len(b)))
+    return ratio
+
+
+def word_diff(old: str, new: str) -> str:
+    """A word-level diff: ``-[removed words] +[added words]``."""
+    a, b = _LINK_RE.sub(r"\1", old).split(), _LINK_RE.sub(r"\1", new).split()
+    out: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op in ("delete", "replace"):
+            out.append(f"-[{' '.join(a[i1:i2])}]")
+        if op in ("insert", "replace"):
+            out.append(f"+[{' '.join(b[j1:j2])}]")
+    return " ".join(out)
+
+
+def _mentions(detail: str, item: Item) -> bool:
+    """The detail section names ``item``: by number or by five consecutive words of it."""
+    text = canon(detail)
+    number = re.escape(item.path)
+    if re.search(rf"(?:\bitem\s*{number}\b|#{number}\b|(?:^|\s){number}[.)](?:\s|$))", text):
+        return True
+    words = re.findall(r"\w+", item.key)
+    body = " ".join(re.findall(r"\w+", text))
+    return any(" ".join(words[i : i + 5]) in body for i in range(max(0, len(words) - 4)))
+
+
+def _reasons_item(template: Checklist) -> Item | None:
+    return next((i for i in template.items if "additional reasoning" in i.key), None)
+
+
+def login_key(value: str) -> str:
+    return value.strip().strip("`").strip().lstrip("@").casefold()
+
+
+def match_signoff(template: Checklist, signoff: Checklist, *, author: str | None) -> Match:
+    """Compare a sign-off with the template item by item (see the module docstring)."""
+    unmatched = list(signoff.items)
+    found: dict[str, Item] = {}
+    for tmpl in template.items:
+        candidates = [s for s in unmatched if s.key == tmpl.key] or [
+            s for s in unmatched if _prefix_match(s.key, tmpl.key)
+        ]
+        if candidates:
+            best = min(candidates, key=lambda s: (s.depth != tmpl.depth, s.line))
+            found[tmpl.path] = best
+            unmatched.remove(best)
+    missing = [t for t in template.items if t.path not in found]
+    pairs = sorted(
+        ((similarity(t.key, s.key), t.path, s.line, t, s) for t in missing for s in unmatched),
+        key=lambda p: (-p[0], p[1], p[2]),
+    )
+    altered: dict[str, tuple[Item, float]] = {}
+    used: set[int] = set()
+    for score, path, line, _t, s in pairs:
+        if score < SIMILARITY_THRESHOLD:
+            break
+        if path in altered or line in used:
+            continue
+        altered[path] = (s, score)
+        used.add(line)
+    reasons = _reasons_item(template)
+    reasons_checked = False
+    if reasons is not None and reasons.path in found:
+        reasons_checked = found[reasons.path].checked
+    detail = signoff.detail
+    detail_real = bool(canon(detail).strip("- ")) and canon(detail).strip("- ") != canon(
+        DETAIL_PLACEHOLDER
+    )
+    order = [found[t.path].line for t in template.items if t.path in found]
+    results: list[ItemResult] = []
+    for tmpl in template.items:
+        if tmpl.path in found:
+            s = found[tmpl.path]
+            moved = order.index(s.line) != sorted(order).index(s.line)
+            if s.checked:
+                state = "ok"
+            elif reasons_checked and detail_real and _mentions(detail, tmpl):
+                state = "excused"
+            else:
+                state = "unchecked"
+            results.append(ItemResult(tmpl.path, state, tmpl.text, s.text, s.line, moved=moved))
+        elif tmpl.path in altered:
+            s, score = altered[tmpl.path]
+            results.append(
+                ItemResult(
+                    tmpl.path,
+                    "altered",
+                    tmpl.text,
+                    s.text,
+                    s.line,
+                    round(score, 2),
+                    word_diff(s.text, tmpl.text),
+                )
+            )
+        else:
+            results.append(ItemResult(tmpl.path, "missing", tmpl.text))
+    for s in unmatched:
+        if s.line not in used:
+            results.append(ItemResult(s.path, "obsolete", "", s.text, s.line))
+    signed = signoff.signed
+    problem: str | None = None
+    if signed is None:
+        problem = "no `Signed:` line"
+    elif not login_key(signed) or login_key(signed) == login_key(SIGNED_PLACEHOLDER):
+        problem = "`Signed:` still holds the placeholder"
+    elif author is not None and login_key(signed) != login_key(author):
+        problem = f"`Signed: {signed}` is not the comment's author @{author}"
+    notes: list[str] = []
+    if any(r.moved for r in results):
+        notes.append("items are in a different order than the template (informational)")
+    return Match(tuple(results), signed, problem is None, problem, tuple(notes))

@@ -1,0 +1,105 @@
+"""The verdict as text, Markdown (the verdict comment) and a commit-status description."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from changelog_tools.signoff.markers import marker
+from changelog_tools.signoff.verdict import Verdict
+
+_ICON = {"pass": "✅", "fail": "❌", "n/a": "➖", "attested": "✅", "error": "⚠️"}
+_HEADER = {
+    "pass": "## ✅✅✅ **Verdict: PASS** ✅✅✅",
+    "rejected": "## ❌❌❌ **REJECTED** ❌❌❌",
+    "pending": "## ⏳ **Awaiting sign-off**",
+    "error": "## ⚠️ **Could not verify**",
+}
+STATUS_LIMIT = 140  # GitHub's limit on a status description
+
+
+def status_description(verdict: Verdict) -> str:
+    """At most 140 characters: what the status says next to the context name."""
+    text = verdict.summary or verdict.verdict
+    return text if len(text) <= STATUS_LIMIT else text[: STATUS_LIMIT - 1] + "…"
+
+
+def _md(text: str) -> str:
+    # keep a reason from opening markup or pinging people inside the table
+    return text.replace("|", "\\|").replace("@", "@\u200b").replace("<", "&lt;")
+
+
+def render_markdown(verdict: Verdict) -> str:
+    """The verdict comment: marker, header, one row per check, details, machine-readable JSON."""
+    d = verdict.details
+    out = [
+        marker(verdict.pr),
+        _HEADER[verdict.verdict],
+        "",
+        f"Head: `{verdict.head_sha}` · Evaluated: {d.get('evaluated-at', '?')} · "
+        f"Default branch: `{str(d.get('trusted-sha', '?'))[:9]}`",
+        "",
+        _md(verdict.summary),
+        "",
+    ]
+    invalid = sorted({s.author for s in verdict.signoffs if not s.valid and s.author})
+    if verdict.verdict == "rejected" and invalid:
+        out += ["Sign-offs that do not count: " + ", ".join(f"@{a}" for a in invalid), ""]
+    for c in verdict.checks:
+        out.append(f"{_ICON[c.status]} **{c.id}**: {c.status.upper()} — {_md(c.reason)}")
+    out += ["", "<details><summary>Details</summary>", ""]
+    if verdict.signoffs:
+        out.append("**Sign-offs**")
+        out.append("")
+        for s in verdict.signoffs:
+            why = "; ".join(s.why_not) if s.why_not else "counts"
+            out.append(f"- {s.kind} {s.id} by `{s.author}`: {_md(why)}")
+        out.append("")
+    coverage = d.get("coverage") or []
+    if coverage:
+        out += [
+            "**Coverage**",
+            "",
+            "| path | CODEOWNERS line | covered by |",
+            "| --- | --- | --- |",
+        ]
+        for row in coverage:
+            line = f"{row['line']}: `{row['pattern']}`" if row.get("line") else "(no line)"
+            by = ", ".join(f"`{b}`" for b in row["covered-by"]) or "**nobody**"
+            out.append(f"| `{row['path']}` | {line} | {by} |")
+        out.append("")
+    for item in d.get("checklist-report") or []:
+        out.append(f"- {_md(item)}")
+    spoofs = d.get("spoofs") or []
+    if spoofs:
+        out += ["", "**Ignored spoof attempts** (verdict markers in comments not by the bot):", ""]
+        out += [f"- comment {s['id']} by `{s['author']}`" for s in spoofs]
+    out += ["", "</details>", ""]
+    compact = json.dumps(verdict.to_json(), separators=(",", ":"), sort_keys=True)
+    out.append(f"<!-- verdict-json: {compact.replace('--', '- -')} -->")
+    return "\n".join(out) + "\n"
+
+
+def render_text(verdict: Verdict) -> str:
+    lines = [
+        f"signoff verify: PR #{verdict.pr} at {verdict.head_sha[:12]}: "
+        f"{verdict.verdict.upper()} — {verdict.summary}"
+    ]
+    for c in verdict.checks:
+        lines.append(f"  {c.status:<8} {c.id:<20} {c.reason}")
+    for s in verdict.signoffs:
+        state = "valid" if s.valid else "not counted: " + "; ".join(s.why_not)
+        lines.append(f"  sign-off {s.kind} {s.id} by {s.author}: {state}")
+    for row in verdict.details.get("coverage") or []:
+        by = ", ".join(row["covered-by"]) or "NOBODY"
+        lines.append(f"  path {row['path']}: line {row['line']} -> {by}")
+    for item in verdict.details.get("checklist-report") or []:
+        lines.append(f"  {item}")
+    for s in verdict.details.get("spoofs") or []:
+        lines.append(f"  ignored spoof: comment {s['id']} by {s['author']}")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(verdict: Verdict) -> str:
+    data: dict[str, Any] = verdict.to_json()
+    return json.dumps(data, indent=2, sort_keys=False) + "\n"

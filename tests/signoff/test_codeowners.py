@@ -1,0 +1,256 @@
+"""The CODEOWNERS matcher against GitHub's documented examples and a public pattern corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from changelog_tools.signoff.codeowners import compile_pattern, parse_codeowners
+from tests.conftest import INFERENCEX
+
+# The pattern cases of hmarr/codeowners testdata/patterns.json (a public corpus of GitHub
+# CODEOWNERS behaviour), as (pattern, path, matches) rows.
+CORPUS = {
+    "foo": {
+        "foo": 1,
+        "foo.txt": 0,
+        "foo/bar": 1,
+        "bar/foo": 1,
+        "bar/foo.txt": 0,
+        "bar/baz": 0,
+        "bar/foo/baz": 1,
+    },
+    "/foo": {
+        "foo": 1,
+        "fool.txt": 0,
+        "foo/bar": 1,
+        "bar/foo": 0,
+        "bar/baz": 0,
+        "foo/bar/baz": 1,
+        "bar/foo/baz": 0,
+    },
+    "foo/": {
+        "foo": 0,
+        "foo/bar": 1,
+        "foo/bar/baz": 1,
+        "bar/foo": 0,
+        "bar/baz": 0,
+        "bar/foo/baz": 1,
+        "bar/foo/baz/qux": 1,
+    },
+    "/foo/": {
+        "foo": 0,
+        "foo/bar": 1,
+        "foo/bar/baz": 1,
+        "bar/foo": 0,
+        "bar/baz": 0,
+        "bar/foo/baz": 0,
+        "bar/foo/baz/qux": 0,
+    },
+    "foo/bar": {
+        "foo/bar": 1,
+        "foo/bart": 0,
+        "foo/bar/baz": 1,
+        "baz/foo/bar": 0,
+        "baz/foo/bar/qux": 0,
+    },
+    "/foo/bar": {
+        "foo/bar": 1,
+        "foo/bart": 0,
+        "foo/bar/baz": 1,
+        "baz/foo/bar": 0,
+        "baz/foo/bar/qux": 0,
+    },
+    "foo/bar/": {
+        "foo/bar": 0,
+        "foo/bart": 0,
+        "foo/bar/baz": 1,
+        "baz/foo/bar": 0,
+        "baz/foo/bar/qux": 0,
+    },
+    "/foo/bar/": {
+        "foo/bar": 0,
+        "foo/bart": 0,
+        "foo/bar/baz": 1,
+        "foo/bar/baz/qux": 1,
+        "baz/foo/bar": 0,
+        "baz/foo/bar/qux": 0,
+    },
+    "*": {"foo": 1, "foo/bar": 1, "bar/foo": 1, "bar/foo/baz": 1, "bar/baz": 1, "xfoo": 1},
+    "f*": {
+        "foo": 1,
+        "foo/bar": 1,
+        "foo/bar/baz": 1,
+        "bar/foo": 1,
+        "bar/foo/baz": 1,
+        "bar/baz": 0,
+        "xfoo": 0,
+    },
+    "/*": {"foo": 1, "bar": 1, "foo/bar": 0, "foo/bar/baz": 0},
+    "/f*": {
+        "foo": 1,
+        "foo/bar": 1,
+        "foo/bar/baz": 1,
+        "bar/foo": 0,
+        "bar/foo/baz": 0,
+        "bar/baz": 0,
+        "xfoo": 0,
+    },
+    "f*/": {"foo": 0, "foo/bar": 1, "bar/foo": 0, "bar/foo/baz": 1, "bar/baz": 0, "xfoo": 0},
+    "/*/": {"foo": 0, "foo/bar": 1, "bar/foo": 1, "bar/foo/baz": 1},
+    "/f*/": {"foo": 0, "foo/bar": 1, "bar/foo": 0, "bar/foo/baz": 0, "bar/baz": 0, "xfoo": 0},
+    "f\\*o": {"foo": 0, "f*o": 1},
+    "foo/*": {
+        "foo": 0,
+        "foo/bar": 1,
+        "foo/bar/baz": 0,
+        "bar/foo": 0,
+        "bar/foo/baz": 0,
+        "bar/baz": 0,
+        "xfoo": 0,
+    },
+    "foo/*.txt": {
+        "foo": 0,
+        "foo/bar.txt": 1,
+        "foo/bar/baz.txt": 0,
+        "qux/foo/bar.txt": 0,
+        "qux/foo/bar/baz.txt": 0,
+    },
+    "foo/*/baz": {"foo": 0, "foo/bar": 0, "foo/baz": 0, "foo/bar/baz": 1, "foo/bar/baz/qux": 1},
+    "f?o": {"foo": 1, "fo": 0, "fooo": 0},
+    "f\\?o": {"foo": 0, "f?o": 1},
+    "**/foo/bar": {
+        "foo/bar": 1,
+        "qux/foo/bar": 1,
+        "qux/foo/bar/baz": 1,
+        "foo/baz/bar": 0,
+        "qux/foo/baz/bar": 0,
+    },
+    "**/*bar*": {"bar": 1, "foo/bar": 1, "foo/rebar": 1, "foo/barrio": 1, "foo/qux/bar": 1},
+    "foo/bar/**": {
+        "foo/bar": 0,
+        "foo/bar/baz": 1,
+        "foo/bar/baz/qux": 1,
+        "qux/foo/bar": 0,
+        "qux/foo/bar/baz": 0,
+    },
+    "foo/**/bar": {
+        "foo/bar": 1,
+        "foo/bar/baz": 1,
+        "foo/qux/bar/baz": 1,
+        "foo/qux/quux/bar/baz": 1,
+        "foo/bar/baz/qux": 1,
+        "qux/foo/bar": 0,
+        "qux/foo/bar/baz": 0,
+    },
+    "foo/**/": {"foo": 0, "foo/bar": 1, "foo/bar/": 1, "foo/bar/baz": 1},
+    "foo/**/bar/b*": {
+        "foo/bar": 0,
+        "foo/bar/baz": 1,
+        "foo/bar/qux": 0,
+        "foo/qux/bar": 0,
+        "foo/qux/bar/baz": 1,
+        "foo/qux/bar/qux": 0,
+    },
+    # brackets are literal on GitHub (hmarr's Next.js-style case)
+    "/apps/[param]/file.ts": {"apps/[param]/file.ts": 1, "apps/p/file.ts": 0},
+    # matching is case-sensitive
+    "/Docs/": {"Docs/a.md": 1, "docs/a.md": 0},
+}
+
+ROWS = [(p, path, bool(m)) for p, paths in CORPUS.items() for path, m in paths.items()]
+
+
+@pytest.mark.parametrize(("pattern", "path", "expected"), ROWS)
+def test_pattern_matches_like_github(pattern: str, path: str, expected: bool) -> None:
+    assert bool(compile_pattern(pattern).fullmatch(path)) is expected
+
+
+# The example file of GitHub's "About code owners" page, and what the page says each line does.
+GITHUB_EXAMPLE = """\
+# This is a comment.
+*       @global-owner1 @global-owner2
+*.js    @js-owner #This is an inline comment.
+*.go docs@example.com
+*.txt @octo-org/octocats
+/build/logs/ @doctocat
+docs/*  docs@example.com
+apps/ @octocat
+/docs/ @doctocat
+/scripts/ @doctocat @octocat
+**/logs @octocat
+/apps/ @octocat
+/apps/github
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "line", "owners"),
+    [
+        ("README.md", 2, ("@global-owner1", "@global-owner2")),
+        ("src/app.js", 3, ("@js-owner",)),  # the inline comment is not an owner
+        ("main.go", 4, ("docs@example.com",)),
+        ("notes.txt", 5, ("@octo-org/octocats",)),
+        ("build/logs/x.log", 11, ("@octocat",)),  # **/logs is later and wins
+        ("docs/getting-started.md", 9, ("@doctocat",)),
+        ("docs/build-app/troubleshooting.md", 9, ("@doctocat",)),
+        ("scripts/logs/a", 11, ("@octocat",)),
+        ("deeply/nested/logs/a", 11, ("@octocat",)),
+        ("apps/github/x.rb", 13, ()),  # an owner-less line makes the path unowned
+        ("apps/other.rb", 12, ("@octocat",)),
+        ("x/apps/y", 8, ("@octocat",)),  # apps/ anywhere
+    ],
+)
+def test_githubs_documented_example(path: str, line: int, owners: tuple[str, ...]) -> None:
+    rule = parse_codeowners(GITHUB_EXAMPLE).decide(path)
+    assert rule is not None
+    assert (rule.line, rule.owners) == (line, owners)
+
+
+def test_docs_star_does_not_match_nested_files_without_a_later_rule() -> None:
+    owners = parse_codeowners("* @all\ndocs/* @docs\n")
+    assert owners.decide("docs/getting-started.md").owners == ("@docs",)  # type: ignore[union-attr]
+    assert owners.decide("docs/build-app/troubleshooting.md").owners == ("@all",)  # type: ignore[union-attr]
+
+
+def test_last_match_wins_and_owners_do_not_accumulate() -> None:
+    owners = parse_codeowners("* @core\nconfigs/a.yaml @amd1 @amd2\n")
+    rule = owners.decide("configs/a.yaml")
+    assert rule is not None and rule.owners == ("@amd1", "@amd2") and not rule.catch_all
+    catch = owners.decide("utils/x.py")
+    assert catch is not None and catch.catch_all
+
+
+def test_an_owner_after_a_hash_is_never_an_owner() -> None:
+    owners = parse_codeowners("foo.txt @b # trailing comment @evil\n")
+    assert owners.decide("foo.txt").owners == ("@b",)  # type: ignore[union-attr]
+    assert "@evil" not in owners.everyone()
+
+
+def test_negation_and_bad_owners_are_skipped_lines() -> None:
+    owners = parse_codeowners("* @core\n!secret.txt @x\nlib/ not-an-owner\n")
+    assert [s.line for s in owners.skipped] == [2, 3]
+    assert owners.decide("secret.txt").owners == ("@core",)  # type: ignore[union-attr]
+    assert owners.decide("lib/a").owners == ("@core",)  # type: ignore[union-attr]
+
+
+def test_lines_github_reports_as_errors_are_skipped() -> None:
+    owners = parse_codeowners("* @core\nlib/ @ghost\n", invalid_lines=frozenset({2}))
+    assert owners.decide("lib/a").owners == ("@core",)  # type: ignore[union-attr]
+    assert owners.skipped[0].reason == "GitHub reports this line as an error"
+
+
+def test_no_rule_means_no_owner() -> None:
+    assert parse_codeowners("docs/ @d\n").decide("src/a.py") is None
+
+
+def test_the_real_inferencex_codeowners() -> None:
+    path = INFERENCEX / ".github/CODEOWNERS"
+    if not path.is_file():
+        text = "* @InferenceX/core\nconfigs/amd-master.yaml @a1 @a2\n"
+    else:
+        text = path.read_text(encoding="utf-8")
+    owners = parse_codeowners(text)
+    amd = owners.decide("configs/amd-master.yaml")
+    assert amd is not None and "@InferenceX/core" not in amd.owners and not amd.catch_all
+    catch = owners.decide("perf-changelog.yaml")
+    assert catch is not None and catch.catch_all and catch.owners == ("@InferenceX/core",)

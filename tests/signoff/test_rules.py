@@ -1,0 +1,229 @@
+"""Freshness, verdict markers, verdict aggregation and the sweep/evals judges, as tables."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from changelog_tools.github.adapter import Edit, Job, Remark, WorkflowRun
+from changelog_tools.signoff.freshness import freshness, head_appeared
+from changelog_tools.signoff.markers import find_verdict_comment, marker
+from changelog_tools.signoff.render import render_markdown, status_description
+from changelog_tools.signoff.sweep import JobRules, judge_evals, judge_jobs, read_eval_rows
+from changelog_tools.signoff.verdict import CHECK_IDS, Check, Verdict, aggregate, ordered
+from tests.signoff.world import zip_bytes
+
+T0 = datetime(2026, 8, 1, 12, 0, tzinfo=UTC)
+HEAD = "a" * 40
+
+
+def at(minutes: int) -> datetime:
+    return T0 + timedelta(minutes=minutes)
+
+
+def remark(
+    kind: str = "issue_comment",
+    *,
+    created: int = 10,
+    updated: int | None = None,
+    author: str = "amd-a",
+    commit: str | None = None,
+    body: str = "",
+    rid: int = 1,
+) -> Remark:
+    return Remark(
+        kind,
+        rid,
+        author,
+        "User",
+        "MEMBER",
+        body,
+        at(created),
+        at(updated if updated is not None else created),
+        commit,
+        None,
+        f"IC_{rid}",
+    )
+
+
+@pytest.mark.parametrize(
+    ("r", "appeared", "edit", "fresh", "why"),
+    [
+        (remark(created=10), at(5), None, True, None),
+        (remark(created=5), at(5), None, False, "before the head"),
+        (remark(created=1), at(5), None, False, "before the head"),
+        (remark(created=10), None, None, False, "no status or check yet"),
+        (remark(created=1, updated=9), at(5), Edit("amd-a", at(9)), True, None),  # re-signed
+        (remark(created=1, updated=9), at(5), Edit("core-1", at(9)), False, "edited by @core-1"),
+        (remark(created=9, updated=12), at(5), None, False, "who edited it is unknown"),
+        (remark("review", commit=HEAD), None, None, True, None),
+        (remark("review", commit="b" * 40), at(1), None, False, "not on the head"),
+        (remark("review_comment", commit=HEAD), None, None, True, None),
+    ],
+)
+def test_freshness(
+    r: Remark, appeared: datetime | None, edit: Edit | None, fresh: bool, why: str | None
+) -> None:
+    result = freshness(r, head_sha=HEAD, appeared=appeared, edit=edit)
+    assert result.fresh is fresh
+    assert (why is None and result.why_not is None) or (why and why in (result.why_not or ""))
+
+
+def test_the_head_appeared_at_its_earliest_status_or_suite() -> None:
+    assert head_appeared([at(9), None, at(3), at(7)]) == at(3)
+    assert head_appeared([None]) is None
+
+
+def test_only_the_bots_marked_comment_is_the_verdict_comment() -> None:
+    mine = remark(body=marker(7) + "\n## PASS", author="github-actions[bot]", rid=5)
+    older_spoof = remark(body=marker(7) + "\n**Verdict: PASS**", author="mallory", rid=2)
+    old_bot = remark(body="<!-- codeowner-signoff-verify sha=abc -->", author="evil", rid=3)
+    other_pr = remark(body=marker(8), author="github-actions[bot]", rid=4)
+    plain = remark(body="thanks", rid=6)
+    found = find_verdict_comment(
+        [older_spoof, old_bot, mine, other_pr, plain], pr=7, bot_login="github-actions[bot]"
+    )
+    assert found.ours is mine
+    assert {r.id for r in found.spoofs} == {2, 3, 4}
+
+
+@pytest.mark.parametrize(
+    ("statuses", "fresh", "verdict"),
+    [
+        (["pass", "n/a", "attested"], True, "pass"),
+        (["pass", "fail"], True, "rejected"),
+        (["pass", "fail", "error"], True, "error"),
+        (["pass", "fail"], False, "pending"),
+        (["error"], False, "error"),
+    ],
+)
+def test_aggregate(statuses: list[str], fresh: bool, verdict: str) -> None:
+    checks = [Check(CHECK_IDS[i], s, "") for i, s in enumerate(statuses)]
+    assert aggregate(checks, any_fresh_signoff=fresh) == verdict
+
+
+def test_an_unreported_check_is_an_error_never_a_pass() -> None:
+    checks = ordered([Check("fresh", "pass", "")])
+    assert [c.id for c in checks] == list(CHECK_IDS)
+    assert aggregate(checks, any_fresh_signoff=True) == "error"
+
+
+def test_status_description_is_at_most_140_characters_and_json_round_trips() -> None:
+    v = Verdict("rejected", 7, HEAD, ordered([]), summary="REJECTED: " + "x" * 300)
+    assert len(status_description(v)) == 140
+    body = render_markdown(v)
+    assert body.startswith(marker(7)) and "verdict-json" in body
+
+
+RUN = WorkflowRun(
+    11,
+    "sweep",
+    "pull_request",
+    "completed",
+    "success",
+    HEAD,
+    "pr-7",
+    ".github/workflows/run-sweep.yml",
+    1,
+    1,
+    None,
+    None,
+    1,
+)
+RULES = JobRules(("single-node *", "multi-node *"), ("*eval /*",), ("collect-*",))
+
+
+def job(name: str, conclusion: str | None) -> Job:
+    return Job(1, name, "completed", conclusion, None)
+
+
+@pytest.mark.parametrize(
+    ("jobs", "status", "why"),
+    [
+        ([job("single-node a /", "success"), job("eval / x", "success")], "pass", ""),
+        ([job("multi-node a /", "success"), job("multi-node eval / x", "success")], "pass", ""),
+        (
+            [job("single-node a /", "success"), job("eval / x", "skipped")],
+            "fail",
+            "no successful eval",
+        ),
+        ([job("single-node a /", "skipped"), job("eval / x", "success")], "fail", "benchmark"),
+        (
+            [
+                job("single-node a /", "success"),
+                job("eval / x", "success"),
+                job("single-node b /", "failure"),
+            ],
+            "fail",
+            "failed sweep jobs",
+        ),
+        (
+            [job("collect-evals", "success"), job("collect-results", "success")],
+            "fail",
+            "no successful",
+        ),
+    ],
+)
+def test_sweep_jobs(jobs: list[Job], status: str, why: str) -> None:
+    check = judge_jobs(RUN, jobs, RULES)
+    assert check.status == status and why in check.reason
+
+
+ENTRY = {"model-prefix": "alpha", "runner": "b200-dgxc", "framework": "vllm", "precision": "fp8"}
+THRESHOLDS = {"default": {"gsm8k": 0.9}, "models": {"alpha": {"gsm8k": 0.95}}}
+
+
+@pytest.mark.parametrize(
+    ("rows", "status"),
+    [
+        ([{"config_key": "k", "task": "gsm8k", "score": 0.96}], "pass"),
+        ([{"config_key": "k", "task": "gsm8k", "score": 0.93}], "fail"),  # model threshold
+        (
+            [
+                {
+                    "model_prefix": "alpha",
+                    "hw": "b200",
+                    "framework": "vllm",
+                    "precision": "fp8",
+                    "task": "gsm8k",
+                    "score": 0.99,
+                }
+            ],
+            "pass",
+        ),
+        (
+            [
+                {
+                    "model_prefix": "alpha",
+                    "hw": "b300",
+                    "framework": "vllm",
+                    "precision": "fp8",
+                    "task": "gsm8k",
+                    "score": 0.99,
+                }
+            ],
+            "fail",
+        ),  # another SKU's row
+        ([], "fail"),
+    ],
+)
+def test_evals(rows: list[dict[str, object]], status: str) -> None:
+    assert judge_evals(rows, {"k": ENTRY}, THRESHOLDS, run_id=1).status == status
+
+
+def test_eval_rows_come_from_a_real_zip() -> None:
+    data = zip_bytes({"out/agg_eval_all.json": '[{"task": "gsm8k", "score": 1}]'})
+    assert read_eval_rows(data, "agg_eval_all.json") == [{"task": "gsm8k", "score": 1}]
+    with pytest.raises(ValueError, match="holds no"):
+        read_eval_rows(zip_bytes({}), "agg_eval_all.json")
+    with pytest.raises(ValueError, match="not a zip of JSON"):
+        read_eval_rows(b"nope", "agg_eval_all.json")
+
+
+def test_an_eval_file_that_unpacks_too_large_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from changelog_tools.signoff import sweep
+
+    monkeypatch.setattr(sweep, "MAX_EVAL_FILE", 10)
+    with pytest.raises(ValueError, match="unpacks to"):
+        read_eval_rows(zip_bytes({"agg_eval_all.json": "[" + " " * 100 + "]"}), "agg_eval_all.json")
