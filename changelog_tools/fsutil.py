@@ -1,29 +1,70 @@
-"""Atomic file writes: the ledger is either fully old or fully new, never half-written."""
+"""Reading inputs within a size limit and writing outputs atomically.
+
+The ledger is either fully old or fully new, never half-written; an input is never read past
+its limit, whether it is a regular file, a pipe or a device.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from pathlib import Path
 
 from changelog_tools.errors import DataError, UsageError
+
+_CHUNK = 1 << 20
+
+
+def _umask() -> int:
+    # os.umask can only be read by setting it; restore it at once (single-threaded CLI).
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_target(path: Path) -> Path:
+    """The file a write to ``path`` must replace: a symlink's final target, never the link.
+
+    Raises :class:`UsageError` for anything that is not a regular file (a directory, FIFO,
+    device or socket): renaming a regular file over a device node or a pipe would destroy it
+    (as root, `-o /dev/null` would replace the device).
+    """
+    path = Path(path)
+    if path.is_symlink():
+        # Replace the target, so the link (and what else points at the target) stays as it was.
+        path = Path(os.path.realpath(path))
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return path
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write: {exc.strerror}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"{path}: is a directory, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise UsageError(
+            f"{path}: is not a regular file (a pipe, device or socket); "
+            "write to a regular file, or to `-` for stdout where the command offers it"
+        )
+    return path
 
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
 
-    The file keeps its permission bits. On any failure the original file is untouched and the
-    temporary file is removed; an OS error (missing directory, disk full, ...) is raised as a
-    one-line :class:`UsageError`.
+    An existing file keeps its permission bits; a new file gets the mode the umask gives
+    (0644 typically, not mkstemp's 0600). A symlink is written through: its target is replaced
+    and the link stays. Non-regular outputs are refused (:func:`write_target`). On any failure
+    the original file is untouched and the temporary file is removed; an OS error (missing
+    directory, disk full, ...) is raised as a one-line :class:`UsageError`.
     """
-    path = Path(path)
+    path = write_target(Path(path))
     directory = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise UsageError(f"{path}: is a directory, not a file")
     try:
-        mode: int | None = path.stat().st_mode & 0o7777
+        mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
-        mode = None
+        mode = 0o666 & ~_umask()
     except OSError as exc:
         raise UsageError(f"{path}: cannot write: {exc.strerror}") from None
     try:
@@ -38,8 +79,7 @@ def atomic_write(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
@@ -50,29 +90,42 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 class TooLarge(DataError):
-    """An input file is larger than ``max-file-size``; it was not read."""
+    """An input is larger than ``max-file-size``; it was not read (past the limit)."""
 
-    def __init__(self, label: str, size: int, limit: int) -> None:
+    def __init__(self, label: str, size: int, limit: int, *, exact: bool = True) -> None:
         self.size = size
         self.limit = limit
-        super().__init__(
-            f"{label}: file is {size:,} bytes; the limit is {limit:,} (`max-file-size`)"
-        )
+        what = f"file is {size:,} bytes" if exact else f"input is more than {limit:,} bytes"
+        super().__init__(f"{label}: {what}; the limit is {limit:,} (`max-file-size`)")
 
 
 def read_input(path: Path | str, shown: str | None = None, *, max_size: int | None = None) -> bytes:
     """Bytes of an input file; a missing or unreadable file is a usage error, not a traceback.
 
-    With ``max_size``, a larger file raises :class:`TooLarge` before any of it is read (a
-    multi-gigabyte file would otherwise be loaded whole just to be rejected).
+    With ``max_size``, a regular file larger than that raises :class:`TooLarge` before any of
+    it is read, and any other input (a pipe, a device such as /dev/zero, a file that grows
+    while read) is read in chunks and stopped one byte past the limit.
     """
     label = shown or str(path)
     try:
         with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if max_size is not None and size > max_size:
-                raise TooLarge(label, size, max_size)
-            return handle.read()
+            st = os.fstat(handle.fileno())
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError
+            if max_size is None:
+                return handle.read()
+            if stat.S_ISREG(st.st_mode) and st.st_size > max_size:
+                raise TooLarge(label, st.st_size, max_size)
+            chunks: list[bytes] = []
+            total = 0
+            while True:
+                chunk = handle.read(min(_CHUNK, max_size + 1 - total))
+                if not chunk:
+                    return b"".join(chunks)
+                chunks.append(chunk)
+                total += len(chunk)
+                if total > max_size:
+                    raise TooLarge(label, total, max_size, exact=False)
     except FileNotFoundError:
         raise UsageError(f"{label}: no such file") from None
     except IsADirectoryError:

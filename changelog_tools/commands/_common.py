@@ -68,3 +68,27 @@ def display_path(path: Path, config: Config) -> str:
         return str(real.relative_to(config.top))
     except ValueError:
         return str(path)
+
+
+class PullRequestNumber(click.ParamType):
+    """A pull-request number (or run id): ASCII digits, at least 1.
+
+    click's INT accepts whatever ``int()`` does (``٥``, ``５``, ``1_0``, `` 5 ``); a PR number is
+    written in ASCII digits only, the same rule the pr-link reader applies.
+    """
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        from changelog_tools.numbers import parse_number
+
+        if isinstance(value, int) and not isinstance(value, bool):
+            number: int | None = value
+        else:
+            number = parse_number(str(value))
+        if number is None or number < 1:
+            self.fail(f"{value!r} is not a pull-request number (ASCII digits 0-9, at least 1)")
+        return number
+
+
+PR_NUMBER = PullRequestNumber()

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from changelog_tools.commands._common import config_option, emit, format_option
+from changelog_tools.commands._common import PR_NUMBER, config_option, emit, format_option
 from changelog_tools.config import Config
 
 
 @click.command()
 @click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--pr", "--pr-number", "pr", type=click.IntRange(min=1),
+@click.option("--pr", "--pr-number", "pr", type=PR_NUMBER,
               metavar="N", help="The pull request whose link replaces the placeholders "
               "(required, except with --fix-placement).")  # fmt: skip
 @click.option("--base-ref", metavar="REF",

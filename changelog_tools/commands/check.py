@@ -6,7 +6,7 @@ import os
 
 import click
 
-from changelog_tools.commands._common import config_option, emit, format_option
+from changelog_tools.commands._common import PR_NUMBER, config_option, emit, format_option
 from changelog_tools.config import Config
 
 
@@ -17,7 +17,7 @@ from changelog_tools.config import Config
               "or the pull request's head commit in GitHub Actions).")  # fmt: skip
 @click.option("--base-file", metavar="PATH", help="File mode: the base changelog file.")
 @click.option("--head-file", metavar="PATH", help="File mode: the head changelog file.")
-@click.option("--pr", "--pr-number", "pr", type=click.IntRange(min=1), metavar="N",
+@click.option("--pr", "--pr-number", "pr", type=PR_NUMBER, metavar="N",
               help="Pull-request mode: new entries link to pull request N or a placeholder "
               "(with --main: the commit lands PR N, so its links must be pull N's).")  # fmt: skip
 @click.option("--main", "main_mode", is_flag=True,

@@ -6,13 +6,13 @@ import json
 
 import click
 
-from changelog_tools.commands._common import config_option
+from changelog_tools.commands._common import PR_NUMBER, config_option
 from changelog_tools.config import Config
 from changelog_tools.errors import ExitCode
 
 
 @click.command()
-@click.argument("pr", type=click.IntRange(min=1))
+@click.argument("pr", type=PR_NUMBER)
 @click.option(
     "--dry-run",
     is_flag=True,
@@ -28,7 +28,7 @@ from changelog_tools.errors import ExitCode
 @click.option(
     "--run",
     "run_id",
-    type=click.IntRange(min=1),
+    type=PR_NUMBER,
     default=None,
     help="Reuse this sweep run; posted as `/reuse-sweep-run RUN` when it is not the "
     "run a bare command would select.",

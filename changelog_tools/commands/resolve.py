@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from changelog_tools.commands._common import config_option, format_option
+from changelog_tools.commands._common import PR_NUMBER, config_option, format_option
 from changelog_tools.config import Config
 
 
 @click.command()
 @click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--pr", "--pr-number", "pr", type=click.IntRange(min=1), metavar="N",
+@click.option("--pr", "--pr-number", "pr", type=PR_NUMBER, metavar="N",
               help="Replace placeholder pr-links of the PR's entries with PR N's link (and "
               "check the result in main mode).")  # fmt: skip
 @click.option("--fix-near-misses", is_flag=True,

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from changelog_tools.commands._common import config_option
+from changelog_tools.commands._common import PR_NUMBER, config_option
 from changelog_tools.config import Config
 from changelog_tools.errors import ChangelogToolsError, UsageError
 from changelog_tools.github.reuse import Decision, Event
@@ -123,7 +123,7 @@ def gate(
 @click.option(
     "--pr",
     "pr_number",
-    type=click.IntRange(min=1),
+    type=PR_NUMBER,
     help="Pull request number  [default: from the event payload]",
 )
 @click.option(

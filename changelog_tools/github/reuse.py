@@ -39,6 +39,7 @@ from changelog_tools.github.adapter import (
     PullRequest,
     WorkflowRun,
 )
+from changelog_tools.numbers import parse_number
 
 if TYPE_CHECKING:
     from changelog_tools.config import Config
@@ -166,7 +167,9 @@ def command_runs(body: str, command: str) -> list[int | None]:
     Markdown), optionally followed by a numeric run id. Lines inside fenced code blocks or
     HTML comments do not count, nor do mentions inside a sentence or a quote.
     """
-    pattern = re.compile(rf"^ {{0,3}}{re.escape(command)}(?:[ \t]+(\d+))?[ \t]*$")
+    # Trailing blanks are stripped before matching, so no two blank runs meet in the pattern
+    # (the match stays linear in the line); the run id is ASCII digits.
+    pattern = re.compile(rf" {{0,3}}{re.escape(command)}(?:[ \t]+([0-9]+))?\Z")
     found: list[int | None] = []
     fence: tuple[str, int] | None = None
     for line in _HTML_COMMENT_RE.sub("", body).splitlines():
@@ -184,9 +187,12 @@ def command_runs(body: str, command: str) -> list[int | None]:
         if opener and not (opener.group(1)[0] == "`" and "`" in opener.group(2)):
             fence = (opener.group(1)[0], len(opener.group(1)))
             continue
-        hit = pattern.match(line)
+        hit = pattern.match(line.rstrip(" \t"))
         if hit:
-            found.append(int(hit.group(1)) if hit.group(1) else None)
+            if hit.group(1) is None:
+                found.append(None)
+            elif (run := parse_number(hit.group(1))) is not None:
+                found.append(run)  # a run id past 64 bits is no run id: not a use
     return found
 
 

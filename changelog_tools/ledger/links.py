@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from changelog_tools import diagnostics as dx
+from changelog_tools.numbers import is_number, parse_number
 
 
 class LinkKind(StrEnum):
@@ -77,14 +78,16 @@ def classify(link: str, *, repository: str, placeholders: tuple[str, ...]) -> Li
         problems.append(f"it uses /{match['kind']}/, not /pull/")
     if not number:
         problems.append("it has no pull-request number")
-    elif not number.isdigit():
+    elif not is_number(number):
         if _PLACEHOLDER_WORDS.match(number):
             problems.append(f"{number!r} is not an accepted placeholder")
         else:
-            problems.append(f"{number!r} is not a pull-request number")
+            problems.append(
+                f"{number!r} is not a pull-request number (ASCII digits 0-9, at most 19)"
+            )
     if match["rest"]:
         problems.append(f"it has extra text after the number ({match['rest']!r})")
-    pr = int(number) if number.isdigit() else None
+    pr = parse_number(number)
     if not problems:
         return LinkClass(LinkKind.CANONICAL, pr=pr)
     foreign = match["repo"].lower() != repository.lower()
