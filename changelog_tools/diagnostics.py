@@ -79,6 +79,16 @@ ENTRY_START = _register(
 )
 ENTRY_NOT_MAPPING = _register("CL017", "entry-not-mapping", "A list item is not a mapping.")
 MULTI_DOCUMENT = _register("CL018", "multi-document", "The file holds more than one document.")
+YAML11_AMBIGUOUS = _register(
+    "CL030",
+    "yaml11-ambiguous",
+    "A plain (unquoted) scalar that YAML 1.2 and YAML 1.1 (PyYAML, the changelog's other "
+    "reader) read differently: yes/no/on/off/y/n, `=`, `<<`, dates, 0-prefixed octals, `0o`, "
+    "underscores or base-60 in numbers. Quote it.",
+)
+NUMBER_TOO_LONG = _register(
+    "CL031", "number-too-long", "A plain number has more digits than any changelog needs."
+)
 # -- entry schema ---------------------------------------------------------------------------------
 UNKNOWN_FIELD = _register(
     "CL050", "unknown-field", "An entry has a field the schema does not know."

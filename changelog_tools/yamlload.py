@@ -60,8 +60,20 @@ _INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)\Z")
 _NAN = re.compile(r"\.(?:nan|NaN|NAN)\Z")
 
 
+# Longer runs of digits are never converted: int() refuses 4,301+ decimal digits, and converting
+# is quadratic below that. A changelog needs no such number.
+MAX_NUMBER_DIGITS = 1000
+
+
+class NumberTooLong(ValueError):
+    """A plain scalar is a YAML 1.2 integer of more than :data:`MAX_NUMBER_DIGITS` digits."""
+
+
 def resolve_plain(value: str) -> Any:
-    """Resolve an unquoted scalar by the YAML 1.2 core schema."""
+    """Resolve an unquoted scalar by the YAML 1.2 core schema.
+
+    Raises :class:`NumberTooLong` for an integer too long to convert safely.
+    """
     if not value or value[0] not in "~nNtTfF0123456789+-.":
         return value  # fast path: most changelog scalars are words
     if _NULL.match(value):
@@ -71,10 +83,16 @@ def resolve_plain(value: str) -> Any:
     if _FALSE.match(value):
         return False
     if _INT10.match(value):
+        if len(value) > MAX_NUMBER_DIGITS:
+            raise NumberTooLong(value)
         return int(value, 10)
     if _INT8.match(value):
+        if len(value) > MAX_NUMBER_DIGITS:
+            raise NumberTooLong(value)
         return int(value[2:], 8)
     if _INT16.match(value):
+        if len(value) > MAX_NUMBER_DIGITS:
+            raise NumberTooLong(value)
         return int(value[2:], 16)
     if _FLOAT.match(value):
         return float(value)
@@ -83,6 +101,83 @@ def resolve_plain(value: str) -> Any:
     if _NAN.match(value):
         return float("nan")
     return value
+
+
+# -- YAML 1.1: what a PyYAML consumer makes of the same plain scalar -----------------------------
+# Written from the YAML 1.1 type definitions (bool, int, float, null, merge, timestamp, value).
+# PyYAML implements them except the one-letter booleans y/Y/n/N, which other 1.1 readers honour.
+_Y11_BOOL = re.compile(r"(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)\Z")
+_Y11_FLOAT = re.compile(
+    r"(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?"
+    r"|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+    r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))\Z"
+)
+_Y11_INT = re.compile(
+    r"(?:[-+]?0b[01_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
+    r"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)\Z"
+)
+_Y11_TIMESTAMP = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z"
+    r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
+    r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?\Z"
+)
+_Y11_FIRST = frozenset("yYnNtTfFoO-+0123456789.~<=")
+_OCTAL11 = re.compile(r"[-+]?0[0-7]+\Z")
+
+
+def _yaml11_kind(value: str) -> str:
+    """The type a YAML 1.1 reader gives a plain scalar (the first rule that matches wins)."""
+    if value in ("", "~", "null", "Null", "NULL"):
+        return "null"
+    first = value[0]
+    if first in "yYnNtTfFoO" and _Y11_BOOL.match(value):
+        return "bool"
+    if first in "-+0123456789.":
+        if _Y11_FLOAT.match(value):
+            return "float"
+        if _Y11_INT.match(value):
+            return "int"
+    if value == "<<":
+        return "merge"
+    if first in "0123456789" and _Y11_TIMESTAMP.match(value):
+        return "timestamp"
+    if value == "=":
+        return "value"
+    return "str"
+
+
+_KIND12 = {type(None): "null", bool: "bool", int: "int", float: "float", str: "str"}
+_READS_AS = {
+    "null": "null",
+    "bool": "a boolean",
+    "int": "an integer",
+    "float": "a number",
+    "merge": "a merge key (PyYAML cannot read it as a value)",
+    "timestamp": "a date (PyYAML fails on one that is not a real date)",
+    "value": "a value key (PyYAML cannot read it)",
+    "str": "a string",
+}
+
+
+def yaml11_difference(text: str, resolved: Any) -> str | None:
+    """How a YAML 1.1 reader (PyYAML) reads plain scalar ``text`` when that differs from
+    ``resolved``, its YAML 1.2 value here; None when both readers agree.
+
+    Never converts the digits: an octal-looking integer differs exactly when more than one
+    digit follows its leading zeros.
+    """
+    if not text or text[0] not in _Y11_FIRST:
+        # Words read the same in both. An empty value is "" here and null in PyYAML: both are
+        # "no value", which the schema rules judge (canonicalize fills an empty pr-link).
+        return None
+    kind11 = _yaml11_kind(text)
+    kind12 = _KIND12.get(type(resolved), "str")
+    if kind11 != kind12:
+        return _READS_AS[kind11]
+    if kind11 == "int" and _OCTAL11.match(text) and len(text.lstrip("+-").lstrip("0")) > 1:
+        return "an octal integer"
+    return None
 
 
 class YamlProblem(Exception):
@@ -104,6 +199,9 @@ class Loaded:
     marks: dict[Path, Mark] = field(default_factory=dict)
     key_marks: dict[Path, Mark] = field(default_factory=dict)
     documents: int = 0
+    # Plain scalars that are not errors of YAML itself but of a ledger:
+    # (code, message, hint, mark), in file order.
+    notes: list[tuple[str, str, str, Mark]] = field(default_factory=list)
 
     def mark(self, path: Path) -> Mark | None:
         """The position of the value at ``path``, or of its nearest located ancestor."""
@@ -141,6 +239,7 @@ def load(text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, line_offset: int = 0)
     result = Loaded(value=None)
     marks = result.marks
     key_marks = result.key_marks
+    notes = result.notes
     stack: list[_Frame] = []
     root_set = False
 
@@ -181,6 +280,35 @@ def load(text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, line_offset: int = 0)
         frame.key = _NO_KEY
         return path
 
+    def plain(text: str, mark: Mark) -> Any:
+        try:
+            value = resolve_plain(text)
+        except NumberTooLong:
+            notes.append(
+                (
+                    dx.NUMBER_TOO_LONG,
+                    f"plain number of {len(text):,} characters is too long to read "
+                    f"(the limit is {MAX_NUMBER_DIGITS:,})",
+                    "quote it if it is text; a changelog holds no such number",
+                    mark,
+                )
+            )
+            return text
+        reads = yaml11_difference(text, value)
+        if reads is not None:
+            shown = text if len(text) <= 40 else text[:37] + "..."
+            here = "null" if value is None else _READS_AS[_KIND12.get(type(value), "str")]
+            notes.append(
+                (
+                    dx.YAML11_AMBIGUOUS,
+                    f"plain scalar `{shown}` reads as {here} in YAML 1.2 but as {reads} in "
+                    "YAML 1.1 (PyYAML)",
+                    f'quote it, `"{shown}"`, so that both read the same string',
+                    mark,
+                )
+            )
+        return value
+
     def reject_properties(event: Any) -> None:
         if event.anchor is not None:
             raise YamlProblem(
@@ -201,7 +329,7 @@ def load(text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, line_offset: int = 0)
             if kind is ScalarEvent:
                 reject_properties(event)
                 mark = _pos(event, line_offset)
-                attach(resolve_plain(event.value) if event.implicit[0] else event.value, mark)
+                attach(plain(event.value, mark) if event.implicit[0] else event.value, mark)
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
                 reject_properties(event)
                 if len(stack) >= max_depth:

@@ -300,6 +300,8 @@ def parse_ledger(
     except yamlload.YamlProblem as exc:
         diags.append(dx.error(exc.code, exc.message, path, exc.line, exc.column))
         return Ledger(raw, path, (), tuple(diags), None, line_offset)
+    for code, message, hint, (note_line, note_column) in loaded.notes:
+        diags.append(dx.error(code, message, path, note_line, note_column, hint=hint))
     root = loaded.value
     if not isinstance(root, list):
         what = "empty" if root is None else f"a {type(root).__name__}"

@@ -13,15 +13,15 @@ from changelog_tools.fsutil import atomic_write
 from changelog_tools.ledger import appendonly
 from changelog_tools.ledger.document import Splice, apply_splices, parse_ledger
 from changelog_tools.testing.synth import SynthEntry
-from changelog_tools.yamlload import resolve_plain
+from changelog_tools.yamlload import resolve_plain, yaml11_difference
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
 # Config keys as people write them: a letter first, then letters, digits, dots and dashes.
-# Words YAML would read as another type (true, null, ...) are excluded: the tool rightly rejects
-# them unquoted, which test_validate_rules covers.
+# Words YAML would read as another type (true, null, ...), or YAML 1.1 would (on, n, ...), are
+# excluded: the tool rightly rejects them unquoted, which test_validate_rules covers.
 words = st.from_regex(r"[a-z][a-z0-9.*-]{0,11}", fullmatch=True).filter(
-    lambda s: isinstance(resolve_plain(s), str)
+    lambda s: isinstance(resolve_plain(s), str) and yaml11_difference(s, s) is None
 )
 entries = st.builds(
     SynthEntry,
