@@ -99,7 +99,12 @@ def _value_span(raw: bytes, block: Block, link: Any) -> tuple[int, int, bytes] |
         return None
     start = found.value_start
     prefix = b" " if not core and raw[start - 1 : start] == b":" else b""
-    return start, start + len(core.encode()), prefix
+    end = start + len(core.encode())
+    if core[:1] in ("'", '"'):
+        # Keep the value's quoting style: replace what is between the quotes (a canonical link
+        # holds no quote, backslash or `#`, so it reads back the same in either style).
+        return start + 1, end - 1, prefix
+    return start, end, prefix
 
 
 def plan_links(

@@ -415,7 +415,9 @@ def apply_splices(raw: bytes, splices: Iterable[Splice]) -> bytes:
     return b"".join(out)
 
 
-PR_LINK_LINE_RE = re.compile(rb"^  pr-link:[ ]*(?P<value>[^\n]*?)[ ]*$", re.MULTILINE)
+# Greedy to the end of the line; the spaces around the value are stripped in code. A lazy value
+# followed by optional trailing spaces is quadratic on a long run of spaces.
+PR_LINK_LINE_RE = re.compile(rb"^  pr-link:(?P<value>[^\n]*)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -432,7 +434,11 @@ def pr_link_lines(raw: bytes, block: Block) -> list[LinkLine]:
     """Every top-level ``pr-link`` line inside ``block``'s content."""
     out = []
     for m in PR_LINK_LINE_RE.finditer(raw, block.start, block.content_end):
-        out.append(LinkLine(m.start(), m.end(), m.start("value"), m.end("value")))
+        start, end = m.start("value"), m.end("value")
+        value = m["value"]
+        lead = len(value) - len(value.lstrip(b" "))
+        trail = len(value) - len(value.rstrip(b" ")) if lead < len(value) else 0
+        out.append(LinkLine(m.start(), m.end(), start + lead, end - trail))
     return out
 
 

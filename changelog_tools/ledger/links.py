@@ -31,7 +31,9 @@ class LinkClass:
 
 _PULL_URL = re.compile(
     r"^(?P<scheme>https?)://(?P<host>(?:www\.)?github\.com)/(?P<repo>[^/\s]+/[^/\s]+)"
-    r"/(?P<kind>pull|pulls|issues)/?(?P<num>[^/?#\s]*)(?P<rest>.*)$",
+    # The rest takes everything to the very end (newlines too), so it never backtracks into
+    # the number: `(?P<rest>.*)$` was quadratic on a long number followed by a newline.
+    r"/(?P<kind>pull|pulls|issues)/?(?P<num>[^/?#\s]*)(?P<rest>(?s:.*))\Z",
     re.IGNORECASE,
 )
 # Words people write while a PR has no number yet.

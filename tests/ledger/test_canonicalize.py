@@ -66,7 +66,7 @@ def test_both_placeholder_spellings_and_quoted_values_are_replaced_keeping_comme
     result = canonicalize(HISTORY, head, pr=7, config=config(), path="p.yaml")
     assert result.data == appended(
         entry("a-x", "One", PULL + "7"),
-        entry("b-x", "Two", PULL + "7"),
+        entry("b-x", "Two", "", raw_link=f'"{PULL}7"'),  # the quotes stay
         entry("c-x", "Three", "", raw_link=f"{PULL}7  # filled in at merge time"),
     )
     assert [s.entry for s in result.substitutions] == [3, 4, 5]
@@ -189,7 +189,10 @@ def test_the_unified_diff_matches_difflib_on_a_change_inside_lines() -> None:
 
 keys = st.from_regex(r"[a-z][a-z0-9-]{0,8}-x", fullmatch=True)
 texts = st.text(alphabet="abc XYZ,.:-", max_size=12).map(lambda s: s.strip() or "t")
-links = st.sampled_from(["XXX", f"{PULL}XXX", f"{PULL}77", '"XXX"'])
+# Every quoting style of both placeholder spellings (and of this PR's own link).
+links = st.tuples(
+    st.sampled_from(["XXX", f"{PULL}XXX", f"{PULL}77"]), st.sampled_from(["", '"', "'"])
+).map(lambda v: f"{v[1]}{v[0]}{v[1]}")
 new_entries = st.lists(st.tuples(keys, texts, links), min_size=1, max_size=4)
 history_entries = st.lists(
     st.tuples(keys, texts, st.sampled_from(["XXX", f"{PULL}1", f"{PULL}2"])), min_size=1, max_size=4
@@ -212,11 +215,16 @@ def test_canonicalize_never_changes_a_byte_outside_pr_link_lines_of_appended_ent
     for i, (a, b) in enumerate(zip(before_lines, after_lines, strict=True)):
         if a != b:
             assert i >= first_new
-            assert a.startswith(b"  pr-link: ") and b == f"  pr-link: {PULL}77\n".encode()
+            # Only the value changes, in the quoting style it was written in.
+            quote = a[len(b"  pr-link: ") : len(b"  pr-link: ") + 1].decode()
+            quote = quote if quote in ("'", '"') else ""
+            assert (
+                a.startswith(b"  pr-link: ")
+                and b == f"  pr-link: {quote}{PULL}77{quote}\n".encode()
+            )
     # Every appended link is now this PR's; again is a no-op; the result passes main mode.
-    assert result.data.count(f"pr-link: {PULL}77\n".encode()) - base.count(
-        f"pr-link: {PULL}77\n".encode()
-    ) == len(new)
+    own = [f"pr-link: {q}{PULL}77{q}\n".encode() for q in ("", '"', "'")]
+    assert sum(result.data.count(o) - base.count(o) for o in own) == len(new)
     assert not canonicalize(base, result.data, pr=77, config=config(), path="p.yaml").changed
     errors = [
         d
