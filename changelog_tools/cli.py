@@ -6,16 +6,23 @@ step that runs one command does not pay for the imports of all the others.
 
 from __future__ import annotations
 
-import importlib
-import os
 import sys
-from pathlib import Path
-from typing import Any, NoReturn
 
-import click
+try:
+    import importlib
+    import os
+    from pathlib import Path
+    from typing import Any, NoReturn
 
-from changelog_tools import __version__
-from changelog_tools.errors import ChangelogToolsError, ExitCode
+    import click
+
+    from changelog_tools import __version__
+    from changelog_tools.errors import ChangelogToolsError, ExitCode
+except KeyboardInterrupt:
+    # Ctrl-C while Python is still loading the CLI (before `run` can catch it): the same one
+    # line and exit status 130 as an interrupt at any later moment, not a traceback.
+    sys.stderr.write("interrupted\n")
+    raise SystemExit(130) from None
 
 # name -> (module, attribute). Add a line here to add a subcommand.
 COMMANDS: dict[str, tuple[str, str]] = {
