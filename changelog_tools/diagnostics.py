@@ -97,6 +97,11 @@ MISSING_FIELD = _register("CL051", "missing-field", "An entry lacks a required f
 WRONG_TYPE = _register("CL052", "wrong-type", "A field has the wrong type.")
 EMPTY_VALUE = _register("CL053", "empty-value", "A list or string that must not be empty is.")
 BAD_VALUE = _register("CL054", "bad-value", "A field has a value outside its allowed set.")
+SCHEMA_NOT_ITEMIZED = _register(
+    "CL059",
+    "schema-not-itemized",
+    "More entries of a file fail the entry schema than are itemized (the first 200 are).",
+)
 APPEND_ONLY_COMBINATION = _register(
     "CL055",
     "append-only-combination",
@@ -323,17 +328,42 @@ def warning(
     return Diagnostic(code, message, path, line, column, Severity.WARNING, hint)
 
 
+# Findings kept per code in one report; the rest are counted. One broken pattern repeated
+# three million times is one fix, not 359 MB of output.
+FINDINGS_PER_CODE = 100
+
+
 @dataclass
 class Report:
-    """What a validating command found, plus structured data for `--format json`."""
+    """What a validating command found, plus structured data for `--format json`.
+
+    :meth:`extend` keeps the first ``per_code`` findings of each code and counts the rest in
+    ``hidden`` (code -> (errors, warnings)); the summary counts both.
+    """
 
     command: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
     subject: str | None = None  # what was checked, for the summary line ("perf-changelog.yaml")
+    per_code: int = FINDINGS_PER_CODE
+    hidden: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def extend(self, items: Iterable[Diagnostic]) -> None:
-        self.diagnostics.extend(items)
+        kept: dict[str, int] = {}
+        for d in self.diagnostics:
+            kept[d.code] = kept.get(d.code, 0) + 1
+        for d in items:
+            count = kept.get(d.code, 0)
+            if count < self.per_code:
+                kept[d.code] = count + 1
+                self.diagnostics.append(d)
+                continue
+            errors, warnings = self.hidden.get(d.code, (0, 0))
+            if d.severity is Severity.ERROR:
+                errors += 1
+            else:
+                warnings += 1
+            self.hidden[d.code] = (errors, warnings)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -343,9 +373,23 @@ class Report:
     def warnings(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity is Severity.WARNING]
 
+    def error_count(self) -> int:
+        return len(self.errors) + sum(e for e, _ in self.hidden.values())
+
+    def warning_count(self) -> int:
+        return len(self.warnings) + sum(w for _, w in self.hidden.values())
+
+    def hidden_lines(self) -> list[str]:
+        """One line per code whose findings were cut: how many more, and how many are shown."""
+        return [
+            f"{code}: {errors + warnings:,} more {CODES[code].name if code in CODES else code} "
+            f"finding{'s' * (errors + warnings != 1)} not shown (the first {self.per_code} are)"
+            for code, (errors, warnings) in sorted(self.hidden.items())
+        ]
+
     @property
     def ok(self) -> bool:
-        return not self.errors
+        return self.error_count() == 0
 
     def sorted(self) -> list[Diagnostic]:
         return sorted(
@@ -355,7 +399,7 @@ class Report:
 
     def summary(self) -> str:
         head = f"{self.command}: {self.subject}" if self.subject else self.command
-        e, w = len(self.errors), len(self.warnings)
+        e, w = self.error_count(), self.warning_count()
         if not e and not w:
             return f"{head}: OK"
         noun = "problem" if e + w == 1 else "problems"
@@ -401,6 +445,7 @@ def render_text(report: Report) -> str:
         lines.append(f"{_location(d)}: {d.code} {tag}{d.message}")
         if d.hint:
             lines.extend(f"    hint: {h}" for h in d.hint.splitlines())
+    lines.extend(report.hidden_lines())
     lines.append(report.summary())
     return "\n".join(lines) + "\n"
 
@@ -410,12 +455,17 @@ def render_json(report: Report) -> str:
         "command": report.command,
         "ok": report.ok,
         "summary": {
-            "errors": len(report.errors),
-            "warnings": len(report.warnings),
+            "errors": report.error_count(),
+            "warnings": report.warning_count(),
             "text": report.summary(),
         },
         "diagnostics": [d.as_json() for d in report.sorted()],
     }
+    if report.hidden:
+        # Counts of the findings past the per-code cap, which `diagnostics` does not list.
+        doc["hidden"] = {
+            code: {"errors": e, "warnings": w} for code, (e, w) in sorted(report.hidden.items())
+        }
     doc.update(report.data)
     try:
         return json.dumps(doc, indent=2, sort_keys=False, allow_nan=False) + "\n"
@@ -453,6 +503,7 @@ def render_github(report: Report) -> str:
         props.append(f"title={_escape_property(d.code)}")
         message = d.message + (f"\n{d.hint}" if d.hint else "")
         lines.append(f"::{d.severity.value} {','.join(props)}::{_escape_data(message)}")
+    lines.extend(report.hidden_lines())
     lines.append(report.summary())
     return "\n".join(lines) + "\n"
 

@@ -70,7 +70,7 @@ def display_path(path: Path, config: Config) -> str:
         return str(path)
 
 
-class PullRequestNumber(click.ParamType):
+class PullRequestNumber(click.ParamType):  # type: ignore[type-arg]
     """A pull-request number (or run id): ASCII digits, at least 1.
 
     click's INT accepts whatever ``int()`` does (``٥``, ``５``, ``1_0``, `` 5 ``); a PR number is

@@ -10,6 +10,7 @@ This module knows nothing of pr-link policy or master configs; `check` layers th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -123,6 +124,28 @@ def _shift(block: Block, delta: int) -> Block:
     )
 
 
+def _blank_run(make: Callable[..., dx.Diagnostic], path: str, first: int, next_line: int) -> dx.Diagnostic:
+    # One finding per run of whitespace-only lines: three million of them are one thing to delete.
+    count = next_line - first
+    if count == 1:
+        return make(
+            dx.WHITESPACE_ONLY_LINE,
+            "whitespace-only line inside a new entry",
+            path,
+            first,
+            1,
+            hint="delete the spaces, or the line",
+        )
+    return make(
+        dx.WHITESPACE_ONLY_LINE,
+        f"{count:,} whitespace-only lines inside a new entry (lines {first}-{next_line - 1})",
+        path,
+        first,
+        1,
+        hint="delete them",
+    )
+
+
 def whitespace_findings(
     raw: bytes, blocks: tuple[Block, ...], path: str, *, strict: bool
 ) -> list[dx.Diagnostic]:
@@ -132,22 +155,21 @@ def whitespace_findings(
     for block in blocks:
         pos = block.start
         line = block.line
+        run_start = 0  # first line of the current run of whitespace-only lines (0: none)
+
         while pos < block.content_end:
             nl = raw.find(b"\n", pos, block.content_end)
             end = block.content_end if nl == -1 else nl
             text = raw[pos:end]
             if text and not text.strip():
-                out.append(
-                    make(
-                        dx.WHITESPACE_ONLY_LINE,
-                        "whitespace-only line inside a new entry",
-                        path,
-                        line,
-                        1,
-                        hint="delete the spaces, or the line",
-                    )
-                )
-            elif text != text.rstrip(b" "):
+                run_start = run_start or line
+                pos = end + 1
+                line += 1
+                continue
+            if run_start:
+                out.append(_blank_run(make, path, run_start, line))
+                run_start = 0
+            if text != text.rstrip(b" "):
                 out.append(
                     make(
                         dx.TRAILING_WHITESPACE,
@@ -160,6 +182,8 @@ def whitespace_findings(
                 )
             pos = end + 1
             line += 1
+        if run_start:
+            out.append(_blank_run(make, path, run_start, line))
     return out
 
 

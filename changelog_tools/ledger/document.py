@@ -383,13 +383,45 @@ def parse_ledger(
                 )
             )
     if validate_entries:
-        for i, item in enumerate(root):
-            diags.extend(
-                schema.validate_entry(
-                    item, index=entry_offset + i, entry_path=(i,), loaded=loaded, file=path
-                )
-            )
+        diags.extend(_schema_findings(root, loaded, path, entry_offset))
     return Ledger(raw, path, tuple(blocks), tuple(diags), loaded, line_offset)
+
+
+# Invalid entries itemized per file; past this the rest are only counted, so a file of 200,000
+# broken entries costs the cheap validity test per entry, not jsonschema's error walk.
+SCHEMA_ITEMIZED_ENTRIES = 200
+
+
+def _schema_findings(
+    root: list[Any], loaded: yamlload.Loaded, path: str, entry_offset: int
+) -> list[dx.Diagnostic]:
+    out: list[dx.Diagnostic] = []
+    itemized = 0
+    rest: list[int] = []
+    for i, item in enumerate(root):
+        if itemized < SCHEMA_ITEMIZED_ENTRIES:
+            found = schema.validate_entry(
+                item, index=entry_offset + i, entry_path=(i,), loaded=loaded, file=path
+            )
+            itemized += bool(found)
+            out.extend(found)
+        elif not schema.entry_valid(item):
+            rest.append(i)
+    if rest:
+        line, column = loaded.mark((rest[0],)) or (None, None)
+        out.append(
+            dx.error(
+                dx.SCHEMA_NOT_ITEMIZED,
+                f"{len(rest):,} more entries (the first is entry {entry_offset + rest[0] + 1}) do "
+                f"not match the entry schema; only the first {SCHEMA_ITEMIZED_ENTRIES} invalid "
+                "entries are itemized",
+                path,
+                line,
+                column,
+                hint="fix the itemized entries and run again",
+            )
+        )
+    return out
 
 
 @dataclass(frozen=True)

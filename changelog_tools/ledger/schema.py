@@ -74,6 +74,38 @@ def _describe(path: tuple[Any, ...]) -> str:
     return f"`{path[0]}{rest}`"
 
 
+# Past this length a field name is no typo of a known one; difflib is quadratic in its input.
+_SUGGEST_MAX_CHARS = 64
+
+
+@cache
+def _did_you_mean_cached(name: str) -> tuple[str, ...]:
+    import difflib  # only for an unknown field
+
+    return tuple(difflib.get_close_matches(name.replace("_", "-"), known_fields(), n=1))
+
+
+def _did_you_mean(name: str) -> tuple[str, ...]:
+    """The known field ``name`` is most likely a typo of; bounded work per distinct name, and
+    a file repeating one typo in every entry pays for it once."""
+    if len(name) > _SUGGEST_MAX_CHARS:
+        return ()
+    if _did_you_mean_cached.cache_info().currsize > 1000:
+        _did_you_mean_cached.cache_clear()
+    return _did_you_mean_cached(name)
+
+
+def entry_valid(entry: Any) -> bool:
+    """Whether ``entry`` matches the schema, without itemizing why not (cheap when it does not:
+    the quick interpreter decides most entries without jsonschema)."""
+    if not isinstance(entry, dict):
+        return False
+    quick = quick_valid(entry_schema(), entry)
+    if quick is not None:
+        return quick
+    return bool(_validator().is_valid(entry))
+
+
 def validate_entry(
     entry: Any,
     *,
@@ -127,9 +159,7 @@ def validate_entry(
             allowed = known_fields()
             for extra in sorted(set(err.instance) - set(allowed), key=str):
                 line, col = loaded.key_marks.get((*entry_path, extra), mark)
-                import difflib  # only for an unknown field
-
-                close = difflib.get_close_matches(str(extra).replace("_", "-"), allowed, n=1)
+                close = _did_you_mean(str(extra))
                 out.append(
                     dx.error(
                         dx.UNKNOWN_FIELD,
