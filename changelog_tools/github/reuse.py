@@ -156,7 +156,8 @@ class Authorization:
         return f"{who} ({self.association}, comment {self.comment_id})"
 
 
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+# Matched against single lines, so no end anchor: the info string is the rest of the line.
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)")
 _HTML_COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 
 

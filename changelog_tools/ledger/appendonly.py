@@ -124,7 +124,9 @@ def _shift(block: Block, delta: int) -> Block:
     )
 
 
-def _blank_run(make: Callable[..., dx.Diagnostic], path: str, first: int, next_line: int) -> dx.Diagnostic:
+def _blank_run(
+    make: Callable[..., dx.Diagnostic], path: str, first: int, next_line: int
+) -> dx.Diagnostic:
     # One finding per run of whitespace-only lines: three million of them are one thing to delete.
     count = next_line - first
     if count == 1:

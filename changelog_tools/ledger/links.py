@@ -31,9 +31,9 @@ class LinkClass:
 
 _PULL_URL = re.compile(
     r"^(?P<scheme>https?)://(?P<host>(?:www\.)?github\.com)/(?P<repo>[^/\s]+/[^/\s]+)"
-    # The rest takes everything to the very end (newlines too), so it never backtracks into
-    # the number: `(?P<rest>.*)$` was quadratic on a long number followed by a newline.
-    r"/(?P<kind>pull|pulls|issues)/?(?P<num>[^/?#\s]*)(?P<rest>(?s:.*))\Z",
+    # No end anchor: what follows the number is sliced off in code. `(?P<rest>.*)$` was
+    # quadratic on a long number followed by a newline (the rest backtracked into the number).
+    r"/(?P<kind>pull|pulls|issues)/?(?P<num>[^/?#\s]*)",
     re.IGNORECASE,
 )
 # Words people write while a PR has no number yet.
@@ -87,8 +87,9 @@ def classify(link: str, *, repository: str, placeholders: tuple[str, ...]) -> Li
             problems.append(
                 f"{number!r} is not a pull-request number (ASCII digits 0-9, at most 19)"
             )
-    if match["rest"]:
-        problems.append(f"it has extra text after the number ({match['rest']!r})")
+    rest = stripped[match.end() :]
+    if rest:
+        problems.append(f"it has extra text after the number ({rest!r})")
     pr = parse_number(number)
     if not problems:
         return LinkClass(LinkKind.CANONICAL, pr=pr)
