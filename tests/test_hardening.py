@@ -8,9 +8,11 @@ the workflow that validates main.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import signal
 import stat
 import subprocess
 import sys
@@ -677,9 +679,10 @@ def test_ctrl_c_in_a_running_command_exits_130(tmp_path: Path) -> None:
     writer_done = threading.Event()
 
     def feed() -> None:
-        with open(fifo, "wb") as pipe:  # blocks until the CLI opens the FIFO
+        # Opening blocks until the CLI opens the FIFO; the CLI then waits for more bytes.
+        with open(fifo, "wb", buffering=0) as pipe, contextlib.suppress(BrokenPipeError):
             pipe.write(b"- config-keys:\n")
-            proc.send_signal(__import__("signal").SIGINT)
+            proc.send_signal(signal.SIGINT)
             writer_done.wait(30)
 
     thread = threading.Thread(target=feed)
