@@ -171,8 +171,9 @@ def main() -> None:
         counts[kind] += 1
         folder = args.out.resolve() / f"{kind}-{counts['inputs']:05d}-{label}"
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "base.yaml").write_bytes(base)
-        (folder / "head.yaml").write_bytes(head)
+        for name in ("base.yaml", "head.yaml", "main.yaml", "out.yaml"):
+            if (work / name).is_file():
+                shutil.copyfile(work / name, folder / name)
 
     try:
         for n in range(args.inputs):
@@ -182,7 +183,13 @@ def main() -> None:
             counts["inputs"] += 1
             (work / "base.yaml").write_bytes(base)
             (work / "head.yaml").write_bytes(head)
-            main_side = base + b"\n" + new_entry(rng, 99).replace(b"XXX", b"7")
+            # Main's side: the base plus one valid entry that landed since (PR 7).
+            landed = synth.make_entry(rng, 99, REPO)
+            main_side = (
+                base
+                + b"\n"
+                + synth.SynthEntry(landed.config_keys, landed.description, f"{PULL}7").render()
+            )
             (work / "main.yaml").write_bytes(main_side)
             shutil.copyfile(work / "head.yaml", work / "perf-changelog.yaml")
             check = ["check", "--base-file", "base.yaml", "--head-file", "head.yaml",
