@@ -9,7 +9,10 @@ It builds Python values straight from the parser's event stream (libyaml through
 * stop at a nesting depth no changelog needs, without recursion, so a 20,000-deep list fails fast;
 * record where every value and key starts, for precise diagnostics.
 
-Plain scalars follow the YAML 1.2 core schema (``yes`` is a string, not a boolean).
+Plain scalars follow the YAML 1.2 core schema (``yes`` is a string, not a boolean). The ledger's
+other reader is PyYAML (YAML 1.1), so every plain scalar the two would read differently, and every
+integer too long to convert safely, is recorded in :attr:`Loaded.notes` for the ledger rules to
+report; the load itself goes on.
 """
 
 from __future__ import annotations

@@ -54,6 +54,7 @@ ATOMS = [
     b"- config-keys:\n", b"  pr-link: XXX\n", b"  pr-link: " + PULL.encode() + b"5\n",
     PULL.encode() + b"XXX", b"\\", b"%", b"@", b"`", b"\xe2\x80\x8b",
 ]  # fmt: skip
+SEPARATORS = [b"\t", b"\r", b"\x0b", b"\x0c", b" ", b"  ", b"\xc2\x85", b"\x00", b" \t"]
 LINKS = [
     "XXX", f"{PULL}XXX", f"{PULL}5", f"{PULL}7", f"{PULL}²", f"{PULL}٥", f"{PULL}５", "TBD",
     f'"{PULL}XXX"', "'XXX'", f"{PULL}5 # note", f"{PULL}{'1' * 40}", f"{PULL}5{' ' * 3000}x",
@@ -95,10 +96,16 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
             i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
             lines[i], lines[j] = lines[j], lines[i]
             out = bytearray(b"\n".join(lines))
-        elif roll < 0.9:
+        elif roll < 0.85:
             lines = bytes(out).split(b"\n")
             i = rng.randrange(len(lines))
             lines.insert(i, lines[i])
+            out = bytearray(b"\n".join(lines))
+        elif roll < 0.92:
+            # A separator line (empty or blank) that holds whitespace or a control character.
+            lines = bytes(out).split(b"\n")
+            blank = [k for k, line in enumerate(lines) if not line.strip()] or [0]
+            lines[rng.choice(blank)] = rng.choice(SEPARATORS)
             out = bytearray(b"\n".join(lines))
         else:
             del out[pos:]
