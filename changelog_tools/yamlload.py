@@ -152,6 +152,9 @@ def _yaml11_kind(value: str) -> str:
     return "str"
 
 
+# First characters of the plain scalars that are not simply strings in YAML 1.2 or 1.1.
+_SPECIAL_FIRST = frozenset("~nNtTfF0123456789+-.") | _Y11_FIRST
+
 _KIND12 = {type(None): "null", bool: "bool", int: "int", float: "float", str: "str"}
 _READS_AS = {
     "null": "null",
@@ -334,7 +337,11 @@ def load(text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, line_offset: int = 0)
             if kind is ScalarEvent:
                 reject_properties(event)
                 mark = _pos(event, line_offset)
-                attach(plain(event.value, mark) if event.implicit[0] else event.value, mark)
+                text = event.value
+                if event.implicit[0] and text and text[0] in _SPECIAL_FIRST:
+                    attach(plain(text, mark), mark)
+                else:  # quoted, or a plain word both YAML versions read as this string
+                    attach(text if text or not event.implicit[0] else plain(text, mark), mark)
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
                 reject_properties(event)
                 if len(stack) >= max_depth:
