@@ -90,7 +90,7 @@ def resolve(
     from changelog_tools import diagnostics as dx
     from changelog_tools.commands._common import emit
     from changelog_tools.errors import UsageError
-    from changelog_tools.fsutil import atomic_write, read_input
+    from changelog_tools.fsutil import atomic_write, read_input, write_target
     from changelog_tools.ledger.canonicalize import effective_config
     from changelog_tools.ledger.guard import Refusal
     from changelog_tools.ledger.resolve import Resolution
@@ -109,6 +109,8 @@ def resolve(
         raise UsageError("--fix-near-misses needs --pr N (the link to write)")
     if to_stdout and output_format != "text":
         raise UsageError(f"--output - and --format {output_format} both want stdout; pick one")
+    if output is not None and not to_stdout:
+        write_target(Path(output))  # a FIFO or device is refused before any work
     cfg = effective_config(config, repository)
     report = dx.Report(command="resolve")
     sides_json: dict[str, str] | None = None
