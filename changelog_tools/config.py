@@ -526,8 +526,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "signoff-recipe-links",
         [
-            r"https://github\.com/(vllm-project/recipes)/pull/(\d+)",
-            r"https://github\.com/(sgl-project/sglang)/pull/(\d+)",
+            r"https://github\.com/(vllm-project/recipes)/pull/([0-9]+)",
+            r"https://github\.com/(sgl-project/sglang)/pull/([0-9]+)",
             r"https://recipes\.vllm\.ai/\S+",
             r"https://docs\.sglang\.io/cookbook/\S+",
         ],

@@ -715,3 +715,25 @@ def test_the_workflow_validates_the_whole_file_on_every_push_to_main(tmp_path: P
                           capture_output=True, text=True, check=False)  # fmt: skip
     assert proc.returncode == 1
     assert proc.stdout.startswith("::error file=perf-changelog.yaml,line=4,")
+
+
+# -- PR numbers in the sign-off bot (merged after the rest; the same rule) ----------------------
+
+
+@pytest.mark.parametrize("text", ["٥", "５", "1_0", "²", "9" * 5000])
+def test_a_dispatch_input_that_is_not_ascii_digits_names_no_pull_request(text: str) -> None:
+    from changelog_tools.errors import UsageError
+    from changelog_tools.signoff.verify import pr_from_event
+
+    with pytest.raises(UsageError, match="names no pull request number"):
+        pr_from_event("workflow_dispatch", {"inputs": {"pr": text}})
+    assert pr_from_event("workflow_dispatch", {"inputs": {"pr": " 42 "}}) == 42
+
+
+def test_the_default_recipe_link_patterns_take_ascii_digits_only() -> None:
+    from changelog_tools.config import OPTIONS
+
+    patterns = next(o.default for o in OPTIONS if o.name == "signoff-recipe-links")
+    pull = re.compile(patterns[0])
+    assert pull.search("https://github.com/vllm-project/recipes/pull/12")
+    assert not pull.search("https://github.com/vllm-project/recipes/pull/٥")

@@ -27,13 +27,15 @@ DETAIL_PLACEHOLDER = "insert any additional info here"
 # Pairing threshold for "this sign-off item is an altered copy of that template item".
 SIMILARITY_THRESHOLD = 0.6
 
+# The text runs greedily to the end of the line and its trailing blanks are stripped in code: a
+# lazy text followed by `[ \t]*$` is quadratic on a long run of blanks. List numbers are ASCII.
 _ITEM_RE = re.compile(
-    r"^(?P<indent>[ \t]*)(?:[-*+]|\d+[.)])[ \t]+\[(?P<box>[ xX])\][ \t]*(?P<text>.*?)[ \t]*$"
+    r"^(?P<indent>[ \t]*)(?:[-*+]|[0-9]+[.)])[ \t]+\[(?P<box>[ xX])\][ \t]*(?P<text>.*)"
 )
 _FENCE_RE = re.compile(r"^[ ]{0,3}(?P<fence>`{3,}|~{3,})")
 _QUOTE_RE = re.compile(r"^[ ]{0,3}>")
 _DETAIL_RE = re.compile(r"^\s*#{1,6}\s*Additional detail section\b", re.IGNORECASE)
-_SIGNED_RE = re.compile(r"^\s*Signed:\s*(?P<who>.*?)\s*$", re.IGNORECASE)
+_SIGNED_RE = re.compile(r"^\s*Signed:\s*(?P<who>.*)", re.IGNORECASE)  # who: stripped in code
 _HEADING_RE = re.compile(r"^#{1,2}\s")
 _LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _URL_RE = re.compile(r"https?://\S+")
@@ -110,7 +112,7 @@ def _parse_block(numbered: Sequence[tuple[int, str]]) -> Checklist:
     for number, line in numbered[1:]:
         signed_match = _SIGNED_RE.match(line)
         if signed_match:
-            signed = signed_match.group("who")
+            signed = signed_match.group("who").rstrip()
             break
         if _DETAIL_RE.match(line):
             flush()
@@ -120,7 +122,8 @@ def _parse_block(numbered: Sequence[tuple[int, str]]) -> Checklist:
             detail.append(line)
             continue
         match = _ITEM_RE.match(line)
-        if match and match.group("text"):
+        text = match.group("text").rstrip(" \t") if match else ""
+        if match and text:
             flush()
             depth = len(match.group("indent").expandtabs(4)) // 2
             depth = min(depth, len(counters))  # a jump of two levels is one level
@@ -129,7 +132,7 @@ def _parse_block(numbered: Sequence[tuple[int, str]]) -> Checklist:
                 counters.append(0)
             counters[depth] += 1
             path = ".".join(str(c) for c in counters[: depth + 1])
-            items.append(Item(path, depth, match.group("text"), match.group("box") != " ", number))
+            items.append(Item(path, depth, text, match.group("box") != " ", number))
         elif line.strip():
             notes.append(line.strip())
     flush()

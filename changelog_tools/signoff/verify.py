@@ -106,12 +106,16 @@ def pr_from_event(event_name: str | None, event: Mapping[str, Any]) -> int | Ski
         raise UsageError(
             f"event {event_name or '(none)'} names no pull request; pass --pr N",
         )
-    try:
-        value = int(str(number))
-    except ValueError:
-        raise UsageError(
-            f"the {event_name} event names no pull request number; pass --pr N"
-        ) from None
+    from changelog_tools.numbers import parse_number
+
+    # A JSON number, or the text of a dispatch input: ASCII digits only (int() would read
+    # "٥" or "1_0" as a number).
+    if isinstance(number, int) and not isinstance(number, bool):
+        value: int | None = number
+    else:
+        value = parse_number(str(number).strip())
+    if value is None:
+        raise UsageError(f"the {event_name} event names no pull request number; pass --pr N")
     if value < 1:
         raise UsageError(f"pull request number {value} is not positive")
     return value
@@ -822,7 +826,12 @@ def _recipe(
     evidence: list[dict[str, Any]] = []
     for _author, m in links:
         if m.re.groups >= 2:
-            repo, number = m.group(1), int(m.group(2))
+            from changelog_tools.numbers import parse_number
+
+            repo, parsed = m.group(1), parse_number(m.group(2))
+            if parsed is None:  # a configured pattern may match more than ASCII digits
+                return Check("recipe", "fail", f"linked {m.group(0)!r} has no pull request number")
+            number = parsed
             try:
                 upstream = ctx.gh.get_foreign_pull(repo, number)
             except NotFoundError:
