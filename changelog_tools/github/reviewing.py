@@ -192,6 +192,16 @@ class ReviewingEndpoints:
         """Every status ever set on ``sha`` (newest first, as GitHub lists them)."""
         return self._t.parse_all(parse_status, self._repo_path(f"/commits/{sha}/statuses"))
 
+    def force_push_times(self, number: int) -> tuple[datetime, ...]:
+        """When PR ``number``'s head was force-pushed (its timeline's `head_ref_force_pushed`)."""
+        times = self._t.parse_all(
+            lambda e: (
+                _time(e, "created_at") if opt_str(e, "event") == "head_ref_force_pushed" else None
+            ),
+            self._repo_path(f"/issues/{number}/timeline"),
+        )
+        return tuple(t for t in times if t is not None)
+
     def list_check_suites(self, sha: str) -> tuple[CheckSuite, ...]:
         return self._t.parse_all(
             _parse_suite, self._repo_path(f"/commits/{sha}/check-suites"), key="check_suites"

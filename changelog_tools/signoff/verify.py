@@ -325,6 +325,11 @@ def evaluate(
         [s.created_at for s in gh.list_commit_statuses(head)]
         + [s.created_at for s in gh.list_check_suites(head)]
     )
+    # A status or suite on H may predate H's last turn as head: a force push back to an
+    # earlier head revives its old statuses, so H appeared no earlier than the last force push.
+    pushes = gh.force_push_times(pr.number)
+    if appeared is not None and pushes:
+        appeared = max(appeared, *pushes)
     paths = changed_paths([(f.filename, f.previous_filename) for f in files])
     cands = _candidates(ctx, remarks, appeared)
     owners = Owners(trusted.codeowners, gh.is_team_member)

@@ -437,6 +437,7 @@ class FakeGitHub:
         self.runs: dict[int, FakeRun] = {}
         self.commit_pulls: dict[str, list[int]] = {}  # explicit commit -> PR numbers
         self.check_suites: list[FakeCheckSuite] = []
+        self.timeline: dict[int, list[dict[str, Any]]] = {}  # PR number -> timeline events
         self.teams: dict[str, set[str]] = {}  # "org/slug" -> active members' logins
         self.permissions: dict[str, str] = {}  # login -> admin | maintain | write | triage | read
         self.foreign_pulls: dict[str, dict[int, FakePull]] = {}  # other repositories' PRs
@@ -617,6 +618,20 @@ class FakeGitHub:
             comment.updated_at = comment.last_edited_at = self.now()
             comment.editor = editor or comment.login
         return comment
+
+    def add_force_push(self, pull: int, *, before: str, after: str, actor: str = "contrib") -> None:
+        """A `head_ref_force_pushed` event on PR ``pull``'s timeline (the push itself is git's)."""
+        event = {
+            "id": self.next_id(),
+            "event": "head_ref_force_pushed",
+            "actor": self.user_json(actor),
+            "created_at": self.now(),
+            "commit_id": None,  # GitHub names neither commit in the REST timeline
+            "before": before,  # kept for tests; not served
+            "after": after,
+        }
+        with self._lock:
+            self.timeline.setdefault(pull, []).append(event)
 
     def add_check_suite(
         self, head_sha: str, app: str = "github-actions", **fields: Any
@@ -1202,6 +1217,16 @@ class FakeGitHub:
             self.comment_json(c)
             for c in sorted(self.comments.values(), key=lambda c: (c.created_at, c.id))
             if c.issue == int(number)
+        ]
+        return self._page(request, items)
+
+    @route("GET", _R + r"/issues/(?P<number>\d+)/timeline")
+    def _timeline(self, request: Request, number: str) -> Response:
+        if int(number) not in self.pulls:
+            return _not_found()
+        items = [
+            {k: v for k, v in e.items() if k not in ("before", "after")}
+            for e in self.timeline.get(int(number), [])
         ]
         return self._page(request, items)
 

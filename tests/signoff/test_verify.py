@@ -506,3 +506,22 @@ def test_a_checkout_that_is_not_the_default_branch_is_refused(world: World) -> N
     with pytest.raises(UsageError, match="trusts only the default branch"):
         world.verify(dry_run=True)
     assert writes(world) == 0
+
+
+def test_a_force_push_back_to_an_earlier_head_needs_a_new_signoff(world: World) -> None:
+    # The earliest status on a commit says when it first appeared anywhere, not when it last
+    # became this PR's head: a force push back to an older head must not revive a sign-off
+    # written for the head in between.
+    first = world.open_pr()
+    authorize(world)
+    second = world.push(7, {"notes.txt": "benign\n"}, "the commit the owner reviews")
+    world.comment(signoff("amd-a"), "amd-a")
+    assert world.verify(dry_run=True).verdict.verdict == "pass"  # type: ignore[union-attr]
+    git(world.author, "reset", "-q", "--hard", first)
+    git(world.author, "push", "-q", "--force", "origin", "HEAD:refs/heads/pr-7")
+    world.fake.add_force_push(7, before=second, after=first)
+    world.fake.add_status(first, "pending", "codeowner-signoff-verify")
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and out.verdict.head_sha == first
+    assert out.verdict.verdict == "pending", out.verdict.summary
+    assert "before the head" in " ".join(out.verdict.signoffs[0].why_not)
