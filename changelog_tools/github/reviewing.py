@@ -38,7 +38,9 @@ MAX_PULL_COMMITS = 250
 
 _EDITS_QUERY = (
     "query($ids: [ID!]!) { nodes(ids: $ids) { id "
-    "... on IssueComment { lastEditedAt editor { login } } } }"
+    "... on IssueComment { lastEditedAt editor { login } } "
+    "... on PullRequestReview { lastEditedAt editor { login } } "
+    "... on PullRequestReviewComment { lastEditedAt editor { login } } } }"
 )
 
 

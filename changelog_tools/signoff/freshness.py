@@ -38,11 +38,18 @@ def edited(remark: Remark) -> bool:
     )
 
 
+def _by_author(remark: Remark, edit: Edit) -> bool:
+    return edit.editor is not None and (remark.author or "").lower() == edit.editor.lower()
+
+
 def freshness(
     remark: Remark, *, head_sha: str, appeared: datetime | None, edit: Edit | None
 ) -> Freshness:
     """Whether ``remark`` counts for ``head_sha`` (see the module docstring)."""
     if remark.kind in ("review", "review_comment"):
+        if edit is not None and edit.edited_at is not None and not _by_author(remark, edit):
+            who = f"@{edit.editor}" if edit.editor else "someone else"
+            return Freshness(False, edit.edited_at, f"edited by {who}, not by its author")
         if remark.commit_id == head_sha:
             return Freshness(True, remark.created_at)
         return Freshness(

@@ -472,7 +472,9 @@ def _candidates(
         parsed = cl.find_signoff(r.body).checklist
         if parsed is not None:
             raw.append((r, parsed))
-    need = [r.node_id for r, _ in raw if edited(r) and r.node_id]
+    # REST shows no edit of a review, and not who edited anything: ask GraphQL about every
+    # review kind (anyone with write access can edit them) and every edited comment
+    need = [r.node_id for r, _ in raw if (edited(r) or r.kind != "issue_comment") and r.node_id]
     edits = ctx.gh.comment_edits([n for n in need if n]) if need else {}
     per_author: dict[str, Candidate] = {}
     for r, parsed in raw:

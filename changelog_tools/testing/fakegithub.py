@@ -119,6 +119,8 @@ class FakeReview:
     body: str = ""
     commit_id: str = ""
     submitted_at: str = ""
+    editor: str | None = None  # who last edited the body (GraphQL `editor`); None: never
+    last_edited_at: str | None = None
 
 
 @dataclass
@@ -135,6 +137,8 @@ class FakeReviewComment:
     created_at: str = ""
     updated_at: str = ""
     original_commit_id: str = ""  # where it was written (default: commit_id); commit_id moves
+    editor: str | None = None  # who last edited the body (GraphQL `editor`); None: never
+    last_edited_at: str | None = None
 
 
 @dataclass
@@ -614,6 +618,26 @@ class FakeGitHub:
         """Edit a conversation comment as ``editor`` (default: its author), like the web UI."""
         with self._lock:
             comment = self.comments[comment_id]
+            comment.body = body
+            comment.updated_at = comment.last_edited_at = self.now()
+            comment.editor = editor or comment.login
+        return comment
+
+    def edit_review(self, review_id: int, body: str, *, editor: str | None = None) -> FakeReview:
+        """Edit a review's body as ``editor`` (default: its author); REST shows no edit time."""
+        with self._lock:
+            review = next(r for r in self.reviews if r.id == review_id)
+            review.body = body
+            review.last_edited_at = self.now()
+            review.editor = editor or review.login
+        return review
+
+    def edit_review_comment(
+        self, comment_id: int, body: str, *, editor: str | None = None
+    ) -> FakeReviewComment:
+        """Edit a review comment as ``editor`` (default: its author), like the web UI."""
+        with self._lock:
+            comment = next(c for c in self.review_comments if c.id == comment_id)
             comment.body = body
             comment.updated_at = comment.last_edited_at = self.now()
             comment.editor = editor or comment.login
@@ -1438,9 +1462,20 @@ class FakeGitHub:
         nodes: list[Any] = []
         for node_id in ids:
             kind, _, number = str(node_id).partition("_")
-            comment = self.comments.get(int(number)) if kind == "IC" and number.isdigit() else None
+            comment: Any = None
+            if number.isdigit() and kind == "IC":
+                comment = self.comments.get(int(number))
+            elif number.isdigit() and kind in ("PRR", "PRRC"):
+                pool: list[Any] = self.reviews if kind == "PRR" else self.review_comments
+                comment = next((c for c in pool if c.id == int(number)), None)
             if comment is None:
                 nodes.append(None)
+                continue
+            typename = {"IC": "IssueComment", "PRR": "PullRequestReview"}.get(
+                kind, "PullRequestReviewComment"
+            )
+            if f"on {typename} " not in str(body.get("query")):
+                nodes.append({"id": node_id})  # as GitHub: only fields the query asks for
                 continue
             nodes.append(
                 {

@@ -525,3 +525,31 @@ def test_a_force_push_back_to_an_earlier_head_needs_a_new_signoff(world: World) 
     assert out.verdict is not None and out.verdict.head_sha == first
     assert out.verdict.verdict == "pending", out.verdict.summary
     assert "before the head" in " ".join(out.verdict.signoffs[0].why_not)
+
+
+@pytest.mark.parametrize("kind", ["review", "review_comment"])
+def test_a_review_edited_by_someone_else_does_not_count(world: World, kind: str) -> None:
+    # Anyone with write access can edit another user's review or review comment: a non-owner
+    # turning an owner's "LGTM" on the head into a full sign-off signs nothing for the owner.
+    head = world.open_pr()
+    authorize(world)
+    if kind == "review":
+        item = world.fake.add_review(7, login="amd-a", body="LGTM", commit_id=head)
+        world.fake.edit_review(item.id, signoff("amd-a"), editor="contrib")
+    else:
+        rc = world.fake.add_review_comment(
+            7, "nit", login="amd-a", commit_id=head, path="perf-changelog.yaml", line=1
+        )
+        world.fake.edit_review_comment(rc.id, signoff("amd-a"), editor="contrib")
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and out.verdict.verdict == "pending", out.verdict.summary
+    assert "edited by @contrib" in " ".join(out.verdict.signoffs[0].why_not)
+
+
+def test_a_review_edited_by_its_own_author_still_counts(world: World) -> None:
+    head = world.open_pr()
+    authorize(world)
+    review = world.fake.add_review(7, login="amd-a", body="LGTM", commit_id=head)
+    world.fake.edit_review(review.id, signoff("amd-a"))
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and out.verdict.verdict == "pass", out.verdict.summary
