@@ -121,10 +121,13 @@ def _body_has_signoff(body: str) -> bool:
     return cl.find_signoff(body).checklist is not None
 
 
-def comment_skip(gh: GitHub, event_name: str | None, event: Mapping[str, Any]) -> Skip | None:
+def comment_skip(
+    gh: GitHub, event_name: str | None, event: Mapping[str, Any], *, reuse_command: str = ""
+) -> Skip | None:
     """A comment event whose comment holds no sign-off (re-read through the API) is skipped.
 
-    Edits and deletions are never skipped: they may withdraw a sign-off that counted.
+    Edits and deletions are never skipped: they may withdraw a sign-off that counted. Nor is a
+    new comment using ``reuse_command``: it decides the reuse-authorization check.
     """
     action = event.get("action")
     if event_name == "issue_comment" and action == "created":
@@ -136,7 +139,10 @@ def comment_skip(gh: GitHub, event_name: str | None, event: Mapping[str, Any]) -
                 body = gh.get_issue_comment(cid).body
             except NotFoundError:
                 return None  # deleted since: evaluate
-            if not _body_has_signoff(body):
+            from changelog_tools.github.reuse import command_runs
+
+            reuse = bool(reuse_command) and bool(command_runs(body, reuse_command))
+            if not reuse and not _body_has_signoff(body):
                 return Skip("the comment holds no sign-off (outside quotes and code fences)")
     if event_name in ("pull_request_review", "pull_request_review_comment") and action in (
         "submitted",
@@ -903,7 +909,7 @@ def run_verify(
         pr_number = target
     gh = gh_factory()
     if event_name and event:
-        skip = comment_skip(gh, event_name, event)
+        skip = comment_skip(gh, event_name, event, reuse_command=config.reuse_command)
         if skip is not None:
             return Outcome(skip=skip)
     pr = gh.get_pull(pr_number)

@@ -553,3 +553,22 @@ def test_a_review_edited_by_its_own_author_still_counts(world: World) -> None:
     world.fake.edit_review(review.id, signoff("amd-a"))
     out = world.verify(dry_run=True)
     assert out.verdict is not None and out.verdict.verdict == "pass", out.verdict.summary
+
+
+def test_a_reuse_command_posted_after_the_signoff_is_evaluated_not_skipped(world: World) -> None:
+    # The reuse authorization is one of the checks: the comment that grants it holds no
+    # sign-off, but skipping it would leave the head's status REJECTED until some other event.
+    head = world.open_pr()
+    world.comment(signoff("amd-a"), "amd-a")
+    first = world.verify()
+    assert first.verdict is not None and first.verdict.verdict == "rejected"
+    cid = world.comment("/reuse-sweep-run", "core-1")
+    event = {
+        "action": "created",
+        "issue": {"number": 7, "pull_request": {"url": "x"}},
+        "comment": {"id": cid, "body": "/reuse-sweep-run"},
+    }
+    out = world.verify(None, event_name="issue_comment", event=event)
+    assert out.skip is None, out.skip
+    assert out.verdict is not None and out.verdict.verdict == "pass", out.verdict.summary
+    assert world.statuses(head)[-1].state == "success"
