@@ -355,8 +355,17 @@ def test_check_runs_from_a_pr_added_workflow_never_count(world: World) -> None:
             [{"config_key": "alpha-fp8-b200-vllm", "task": "gsm8k", "score": 0.5}],
             "score 0.5 < threshold 0.91",
         ),
+        # json writes NaN for a failed computation; NaN < threshold is False, never a pass
+        (
+            [{"config_key": "alpha-fp8-b200-vllm", "task": "gsm8k", "score": float("nan")}],
+            "no numeric score",
+        ),
+        (
+            [{"config_key": "alpha-fp8-b200-vllm", "task": "gsm8k", "score": True}],
+            "no numeric score",
+        ),
     ],
-    ids=["empty", "failing"],
+    ids=["empty", "failing", "nan", "bool"],
 )
 def test_an_empty_or_failing_eval_artifact_rejects(world: World, rows: list, reason: str) -> None:  # type: ignore[type-arg]
     world.open_pr(rows=rows)
