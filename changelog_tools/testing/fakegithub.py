@@ -406,6 +406,7 @@ def route(method: str, pattern: str) -> Callable[[Handler], Handler]:
 
 
 _R = r"/repos/(?P<repo>[^/]+/[^/]+)"
+COMMENT_LIMIT = 65536  # characters GitHub accepts in a comment body (422 beyond)
 
 
 class FakeGitHub:
@@ -1259,6 +1260,8 @@ class FakeGitHub:
         body = request.body if isinstance(request.body, dict) else {}
         if not isinstance(body.get("body"), str):
             return _error(422, "body is required")
+        if len(body["body"]) > COMMENT_LIMIT:
+            return _error(422, f"Body is too long (maximum is {COMMENT_LIMIT} characters)")
         comment = self.add_comment(int(number), body["body"], self.actor, self.actor_association)
         return Response(201, self.comment_json(comment))
 
@@ -1275,6 +1278,8 @@ class FakeGitHub:
             return _not_found()
         if not isinstance(body.get("body"), str):
             return _error(422, "body is required")
+        if len(body["body"]) > COMMENT_LIMIT:
+            return _error(422, f"Body is too long (maximum is {COMMENT_LIMIT} characters)")
         comment.body = body["body"]
         comment.updated_at = comment.last_edited_at = self.now()
         comment.editor = self.actor

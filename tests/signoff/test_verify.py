@@ -581,3 +581,22 @@ def test_a_reuse_command_posted_after_the_signoff_is_evaluated_not_skipped(world
     assert out.skip is None, out.skip
     assert out.verdict is not None and out.verdict.verdict == "pass", out.verdict.summary
     assert world.statuses(head)[-1].state == "success"
+
+
+def test_a_pr_with_many_files_still_gets_its_verdict_comment_and_status(world: World) -> None:
+    # GitHub refuses a comment body over 65536 characters; a coverage table of a few hundred
+    # paths used to exceed it, so nothing was published and the required status never came.
+    files: dict[str, str | bytes] = {
+        f"benchmarks/single_node/generated/config_{i:04d}_with_a_fairly_long_name.yaml": "x\n"
+        for i in range(400)
+    }
+    head = world.open_pr(files=files)
+    authorize(world)
+    world.comment(signoff("core-1"), "core-1")
+    out = world.verify()
+    assert out.verdict is not None and out.published is not None
+    [comment] = world.bot_comments()
+    assert len(comment.body) <= 65536 and "signoff verify --pr 7" in comment.body
+    assert world.statuses(head)[-1].state == {"pass": "success", "rejected": "failure"}.get(
+        out.verdict.verdict, out.verdict.verdict
+    )
