@@ -394,7 +394,7 @@ def evaluate(
         )
 
     comments = [_as_comment(r) for r in remarks if r.kind == "issue_comment"]
-    run = _reuse_and_sweep(ctx, comments, {c.sha for c in commits})
+    run = _reuse_and_sweep(ctx, comments, {c.sha for c in commits}, paths)
     _evals_and_data(ctx, run, paths, valid)
 
     signoffs = tuple(
@@ -539,7 +539,7 @@ def _judge_candidates(
 
 
 def _reuse_and_sweep(
-    ctx: Context, comments: Sequence[Comment], shas: set[str]
+    ctx: Context, comments: Sequence[Comment], shas: set[str], paths: Sequence[str]
 ) -> WorkflowRun | None:
     from changelog_tools.github import reuse
 
@@ -566,6 +566,17 @@ def _reuse_and_sweep(
                 ({"comment": auth.comment_id, "url": auth.url},),
             )
         )
+    if policy.workflow_path in paths:
+        # a pull_request run uses the PR's copy of the workflow file: none of them is trusted
+        ctx.checks.append(
+            Check(
+                "sweep",
+                "fail",
+                f"the PR changes the sweep workflow {policy.workflow_path}: its runs ran the "
+                "PR's version, not the trusted one (land the workflow change on its own first)",
+            )
+        )
+        return None
     frozen = frozenset(shas)
     run: WorkflowRun | None = None
     why = ""

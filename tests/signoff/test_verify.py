@@ -600,3 +600,25 @@ def test_a_pr_with_many_files_still_gets_its_verdict_comment_and_status(world: W
     assert world.statuses(head)[-1].state == {"pass": "success", "rejected": "failure"}.get(
         out.verdict.verdict, out.verdict.verdict
     )
+
+
+def test_a_run_of_a_sweep_workflow_the_pr_rewrites_never_counts(world: World) -> None:
+    # A pull_request run uses the PR's own copy of the workflow file: when the PR changes the
+    # sweep workflow, its green run (same path, same job names) ran whatever the PR wrote.
+    from tests.checkdata import entry
+    from tests.signoff.world import BASE, HEAD_KEY, MASTERS_A
+
+    world.open_pr(
+        files={
+            MASTER_A: MASTERS_A.replace(b"v0.10.0", b"v0.10.1"),
+            "perf-changelog.yaml": BASE + b"\n" + entry(HEAD_KEY, description="bump"),
+            ".github/workflows/run-sweep.yml": "on: pull_request\njobs: {}\n",
+        }
+    )
+    authorize(world)
+    world.comment(signoff("amd-a"), "amd-a")
+    world.comment(signoff("core-1"), "core-1")
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and checks(out)["sweep"] == "fail", out.verdict.summary
+    assert "changes the sweep workflow" in out.verdict.check("sweep").reason
+    assert out.verdict.verdict == "rejected"
