@@ -327,12 +327,18 @@ def evaluate(
     found = find_verdict_comment(remarks, pr=pr.number, bot_login=config.signoff_bot_login)
     ctx.details["spoofs"] = [{"id": r.id, "author": r.author, "kind": r.kind} for r in found.spoofs]
     ctx.details["verdict-comment-id"] = found.ours.id if found.ours else None
+    # When H became this PR's head: the bot's first status on H for THIS PR (the synchronize
+    # run posts one; it points at this PR's verdict comment). Any other status or check suite
+    # on H may come from H's time as another PR's head, before this PR ever had it.
     appeared = head_appeared(
-        [s.created_at for s in gh.list_commit_statuses(head)]
-        + [s.created_at for s in gh.list_check_suites(head)]
+        [
+            s.created_at
+            for s in gh.list_commit_statuses(head)
+            if s.context == config.signoff_status_context and _points_at(s.target_url, pr)
+        ]
     )
-    # A status or suite on H may predate H's last turn as head: a force push back to an
-    # earlier head revives its old statuses, so H appeared no earlier than the last force push.
+    # A force push back to an earlier head revives that head's old statuses, so H appeared
+    # no earlier than the last force push.
     pushes = gh.force_push_times(pr.number)
     if appeared is not None and pushes:
         appeared = max(appeared, *pushes)
@@ -413,6 +419,13 @@ def evaluate(
     verdict = aggregate(checks, any_fresh_signoff=bool(relevant))
     summary = _summary(verdict, checks, valid, head)
     return Verdict(verdict, pr.number, head, checks, signoffs, summary, ctx.details)
+
+
+def _points_at(url: str | None, pr: PullRequest) -> bool:
+    """``url`` is PR ``pr``'s page or a comment on it (the verdict comment)."""
+    if not url or not pr.html_url:
+        return False
+    return url == pr.html_url or url.startswith(pr.html_url + "#")
 
 
 def _codeowners_check(

@@ -622,3 +622,21 @@ def test_a_run_of_a_sweep_workflow_the_pr_rewrites_never_counts(world: World) ->
     assert out.verdict is not None and checks(out)["sweep"] == "fail", out.verdict.summary
     assert "changes the sweep workflow" in out.verdict.check("sweep").reason
     assert out.verdict.verdict == "rejected"
+
+
+def test_statuses_a_commit_got_as_another_prs_head_do_not_date_its_push_here(world: World) -> None:
+    # The author opens a second PR whose head H builds on this PR's head; H gets statuses there
+    # (CI, the bot's own pending for that PR). An owner then signs this PR off, and the author
+    # fast-forwards this PR to H: the sign-off was written before H became this PR's head.
+    world.open_pr()
+    authorize(world)
+    later = world.push(8, {"notes.txt": "what the owner never saw\n"}, "prepared elsewhere")
+    world.fake.add_pull(8, "pr-8", author="contrib", title="PR 8")
+    world.fake.add_check_suite(later)
+    world.comment(signoff("amd-a"), "amd-a")
+    assert world.verify(dry_run=True).verdict.verdict == "pass"  # type: ignore[union-attr]
+    git(world.author, "push", "-q", "origin", f"{later}:refs/heads/pr-7")
+    world.bot_pending(7, later)  # the synchronize run on this PR
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and out.verdict.head_sha == later
+    assert out.verdict.verdict == "pending", out.verdict.summary
