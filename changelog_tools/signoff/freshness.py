@@ -3,8 +3,8 @@
 A review or review comment counts only for the commit it was made on (``commit_id``). A
 conversation comment has no commit, so it counts for head H only if it was written, or last
 edited by its own author, after H appeared. The time H appeared is the bot's first status on H
-for this PR (the ``synchronize`` run posts ``pending``), and no earlier than the PR's last force
-push; other statuses and check suites may date from H's time as another PR's head. A commit
+for this PR (the ``synchronize`` run posts ``pending``) since the PR's last force push; other
+statuses and check suites may date from H's time as another PR's head. A commit
 date says when the commit was made, not when it was pushed, and can be set to anything.
 """
 

@@ -330,18 +330,18 @@ def evaluate(
     # When H became this PR's head: the bot's first status on H for THIS PR (the synchronize
     # run posts one; it points at this PR's verdict comment). Any other status or check suite
     # on H may come from H's time as another PR's head, before this PR ever had it.
-    appeared = head_appeared(
-        [
-            s.created_at
-            for s in gh.list_commit_statuses(head)
-            if s.context == config.signoff_status_context and _points_at(s.target_url, pr)
-        ]
-    )
-    # A force push back to an earlier head revives that head's old statuses, so H appeared
-    # no earlier than the last force push.
+    ours = [
+        s.created_at
+        for s in gh.list_commit_statuses(head)
+        if s.context == config.signoff_status_context and _points_at(s.target_url, pr)
+    ]
+    # H may have been this PR's head before, too: only statuses since the last force push
+    # date its current turn (after it, the head only moves forward, so H comes once).
     pushes = gh.force_push_times(pr.number)
-    if appeared is not None and pushes:
-        appeared = max(appeared, *pushes)
+    if pushes:
+        last = max(pushes)
+        ours = [t for t in ours if t is not None and t >= last]
+    appeared = head_appeared(ours)
     paths = changed_paths([(f.filename, f.previous_filename) for f in files])
     cands = _candidates(ctx, remarks, appeared)
     owners = Owners(trusted.codeowners, gh.is_team_member)

@@ -529,7 +529,7 @@ def test_a_force_push_back_to_an_earlier_head_needs_a_new_signoff(world: World) 
     git(world.author, "reset", "-q", "--hard", first)
     git(world.author, "push", "-q", "--force", "origin", "HEAD:refs/heads/pr-7")
     world.fake.add_force_push(7, before=second, after=first)
-    world.fake.add_status(first, "pending", "codeowner-signoff-verify")
+    world.bot_pending(7, first)
     out = world.verify(dry_run=True)
     assert out.verdict is not None and out.verdict.head_sha == first
     assert out.verdict.verdict == "pending", out.verdict.summary
@@ -637,6 +637,27 @@ def test_statuses_a_commit_got_as_another_prs_head_do_not_date_its_push_here(wor
     assert world.verify(dry_run=True).verdict.verdict == "pass"  # type: ignore[union-attr]
     git(world.author, "push", "-q", "origin", f"{later}:refs/heads/pr-7")
     world.bot_pending(7, later)  # the synchronize run on this PR
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and out.verdict.head_sha == later
+    assert out.verdict.verdict == "pending", out.verdict.summary
+
+
+def test_a_head_that_returns_by_fast_forward_after_a_force_push_needs_a_new_signoff(
+    world: World,
+) -> None:
+    # H is pushed (the bot marks it), the author force-pushes back to its ancestor G, an owner
+    # signs G off, and the author fast-forwards to H again: the sign-off never saw H.
+    base = world.open_pr()
+    authorize(world)
+    later = world.push(7, {"notes.txt": "what the owner never saw\n"}, "first try")
+    git(world.author, "reset", "-q", "--hard", base)
+    git(world.author, "push", "-q", "--force", "origin", "HEAD:refs/heads/pr-7")
+    world.fake.add_force_push(7, before=later, after=base)
+    world.bot_pending(7, base)
+    world.comment(signoff("amd-a"), "amd-a")
+    assert world.verify(dry_run=True).verdict.verdict == "pass"  # type: ignore[union-attr]
+    git(world.author, "push", "-q", "origin", f"{later}:refs/heads/pr-7")
+    world.bot_pending(7, later)
     out = world.verify(dry_run=True)
     assert out.verdict is not None and out.verdict.head_sha == later
     assert out.verdict.verdict == "pending", out.verdict.summary
