@@ -38,7 +38,9 @@ MAX_PULL_COMMITS = 250
 
 _EDITS_QUERY = (
     "query($ids: [ID!]!) { nodes(ids: $ids) { id "
-    "... on IssueComment { lastEditedAt editor { login } } } }"
+    "... on IssueComment { lastEditedAt editor { login } } "
+    "... on PullRequestReview { lastEditedAt editor { login } } "
+    "... on PullRequestReviewComment { lastEditedAt editor { login } } } }"
 )
 
 
@@ -191,6 +193,16 @@ class ReviewingEndpoints:
     def list_commit_statuses(self, sha: str) -> tuple[CommitStatus, ...]:
         """Every status ever set on ``sha`` (newest first, as GitHub lists them)."""
         return self._t.parse_all(parse_status, self._repo_path(f"/commits/{sha}/statuses"))
+
+    def force_push_times(self, number: int) -> tuple[datetime, ...]:
+        """When PR ``number``'s head was force-pushed (its timeline's `head_ref_force_pushed`)."""
+        times = self._t.parse_all(
+            lambda e: (
+                _time(e, "created_at") if opt_str(e, "event") == "head_ref_force_pushed" else None
+            ),
+            self._repo_path(f"/issues/{number}/timeline"),
+        )
+        return tuple(t for t in times if t is not None)
 
     def list_check_suites(self, sha: str) -> tuple[CheckSuite, ...]:
         return self._t.parse_all(

@@ -187,7 +187,8 @@ def find_signoff(body: str, *, allow_fenced: bool = False) -> SignoffText:
         if fence is None and opened:
             fence = opened.group("fence")
             continue
-        if fence is not None and line.strip().startswith(fence) and not line.strip(fence[0]):
+        closing = line.strip()  # up to three spaces before a closing fence, any after
+        if fence is not None and closing.startswith(fence) and not closing.strip(fence[0]):
             fence = None
             continue
         fenced = fence is not None

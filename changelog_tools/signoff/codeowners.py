@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 # Where GitHub looks, in order; the first file found is the one it uses.
 CODEOWNERS_LOCATIONS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
-_CATCH_ALL = frozenset({"*", "/*", "**", "/**"})
+_CATCH_ALL = frozenset({"*", "**", "/**"})  # not "/*": that is root files only
 _OWNER_RE = re.compile(r"^(?:@[A-Za-z0-9](?:[A-Za-z0-9-]*)(?:/[A-Za-z0-9._-]+)?|[^@\s]+@[^@\s]+)$")
 
 
@@ -30,7 +30,7 @@ class Rule:
 
     @property
     def catch_all(self) -> bool:
-        """True for a line whose pattern matches (nearly) every path: ``*``, ``/*``, ``**``."""
+        """True for a line whose pattern matches every path: ``*``, ``**``, ``/**``."""
         return self.pattern in _CATCH_ALL
 
     def matches(self, path: str) -> bool:

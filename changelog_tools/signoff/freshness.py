@@ -2,9 +2,10 @@
 
 A review or review comment counts only for the commit it was made on (``commit_id``). A
 conversation comment has no commit, so it counts for head H only if it was written, or last
-edited by its own author, after H appeared. The time H appeared is the earliest commit status
-or check suite on H (the bot posts ``pending`` on every push, so there is one); a commit date
-says when the commit was made, not when it was pushed, and can be set to anything.
+edited by its own author, after H appeared. The time H appeared is the bot's first status on H
+for this PR (the ``synchronize`` run posts ``pending``) since the PR's last force push; other
+statuses and check suites may date from H's time as another PR's head. A commit
+date says when the commit was made, not when it was pushed, and can be set to anything.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from changelog_tools.github.adapter import Edit, Remark
 
 
 def head_appeared(times: Iterable[datetime | None]) -> datetime | None:
-    """The earliest of the status and check-suite times on a head (None: nothing there yet)."""
+    """The earliest of the given status times on a head (None: nothing there yet)."""
     known = [t for t in times if t is not None]
     return min(known) if known else None
 
@@ -38,11 +39,18 @@ def edited(remark: Remark) -> bool:
     )
 
 
+def _by_author(remark: Remark, edit: Edit) -> bool:
+    return edit.editor is not None and (remark.author or "").lower() == edit.editor.lower()
+
+
 def freshness(
     remark: Remark, *, head_sha: str, appeared: datetime | None, edit: Edit | None
 ) -> Freshness:
     """Whether ``remark`` counts for ``head_sha`` (see the module docstring)."""
     if remark.kind in ("review", "review_comment"):
+        if edit is not None and edit.edited_at is not None and not _by_author(remark, edit):
+            who = f"@{edit.editor}" if edit.editor else "someone else"
+            return Freshness(False, edit.edited_at, f"edited by {who}, not by its author")
         if remark.commit_id == head_sha:
             return Freshness(True, remark.created_at)
         return Freshness(

@@ -29,8 +29,22 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("@", "@\u200b").replace("<", "&lt;")
 
 
+COMMENT_LIMIT = 65536  # characters GitHub accepts in a comment body (422 beyond)
+
+
 def render_markdown(verdict: Verdict) -> str:
-    """The verdict comment: marker, header, one row per check, details, machine-readable JSON."""
+    """The verdict comment: marker, header, one row per check, details, machine-readable JSON.
+
+    A PR with hundreds of files would exceed GitHub's comment limit (and publish nothing), so
+    the details shrink until the comment fits: first the JSON, then the long lists."""
+    for rows, with_json in ((None, True), (None, False), (100, False), (10, False)):
+        body = _render_markdown(verdict, rows=rows, with_json=with_json)
+        if len(body) <= COMMENT_LIMIT:
+            return body
+    return body[: COMMENT_LIMIT - 200] + "\n\n(cut at GitHub's comment limit)\n"
+
+
+def _render_markdown(verdict: Verdict, *, rows: int | None, with_json: bool) -> str:
     d = verdict.details
     out = [
         marker(verdict.pr),
@@ -56,6 +70,15 @@ def render_markdown(verdict: Verdict) -> str:
             out.append(f"- {s.kind} {s.id} by `{s.author}`: {_md(why)}")
         out.append("")
     coverage = d.get("coverage") or []
+    shortened = (rows is not None and len(coverage) > rows) or not with_json
+    if shortened:
+        out += [
+            f"(Shortened to fit a comment: `changelog-tools signoff verify --pr {verdict.pr} "
+            "--dry-run --format json` prints everything.)",
+            "",
+        ]
+    if rows is not None:
+        coverage = coverage[:rows]
     if coverage:
         out += [
             "**Coverage**",
@@ -68,15 +91,16 @@ def render_markdown(verdict: Verdict) -> str:
             by = ", ".join(f"`{b}`" for b in row["covered-by"]) or "**nobody**"
             out.append(f"| `{row['path']}` | {line} | {by} |")
         out.append("")
-    for item in d.get("checklist-report") or []:
+    for item in (d.get("checklist-report") or [])[:rows]:
         out.append(f"- {_md(item)}")
-    spoofs = d.get("spoofs") or []
+    spoofs = (d.get("spoofs") or [])[:rows]
     if spoofs:
         out += ["", "**Ignored spoof attempts** (verdict markers in comments not by the bot):", ""]
         out += [f"- comment {s['id']} by `{s['author']}`" for s in spoofs]
     out += ["", "</details>", ""]
-    compact = json.dumps(verdict.to_json(), separators=(",", ":"), sort_keys=True)
-    out.append(f"<!-- verdict-json: {compact.replace('--', '- -')} -->")
+    if with_json:
+        compact = json.dumps(verdict.to_json(), separators=(",", ":"), sort_keys=True)
+        out.append(f"<!-- verdict-json: {compact.replace('--', '- -')} -->")
     return "\n".join(out) + "\n"
 
 

@@ -151,7 +151,8 @@ def judge_evals(
             score = row.get("score")
             limit = threshold(thresholds, str(entry.get("model-prefix", "")), task)
             evidence.append({"key": key, "task": task, "score": score, "threshold": limit})
-            if not isinstance(score, int | float):
+            # NaN compares False with everything and a JSON true is an int: neither is a score
+            if not isinstance(score, int | float) or isinstance(score, bool) or score != score:
                 problems.append(f"{key} {task}: no numeric score")
             elif limit is not None and score < limit:
                 problems.append(f"{key} {task}: score {score} < threshold {limit}")

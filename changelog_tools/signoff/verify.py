@@ -125,10 +125,13 @@ def _body_has_signoff(body: str) -> bool:
     return cl.find_signoff(body).checklist is not None
 
 
-def comment_skip(gh: GitHub, event_name: str | None, event: Mapping[str, Any]) -> Skip | None:
+def comment_skip(
+    gh: GitHub, event_name: str | None, event: Mapping[str, Any], *, reuse_command: str = ""
+) -> Skip | None:
     """A comment event whose comment holds no sign-off (re-read through the API) is skipped.
 
-    Edits and deletions are never skipped: they may withdraw a sign-off that counted.
+    Edits and deletions are never skipped: they may withdraw a sign-off that counted. Nor is a
+    new comment using ``reuse_command``: it decides the reuse-authorization check.
     """
     action = event.get("action")
     if event_name == "issue_comment" and action == "created":
@@ -140,7 +143,10 @@ def comment_skip(gh: GitHub, event_name: str | None, event: Mapping[str, Any]) -
                 body = gh.get_issue_comment(cid).body
             except NotFoundError:
                 return None  # deleted since: evaluate
-            if not _body_has_signoff(body):
+            from changelog_tools.github.reuse import command_runs
+
+            reuse = bool(reuse_command) and bool(command_runs(body, reuse_command))
+            if not reuse and not _body_has_signoff(body):
                 return Skip("the comment holds no sign-off (outside quotes and code fences)")
     if event_name in ("pull_request_review", "pull_request_review_comment") and action in (
         "submitted",
@@ -325,10 +331,21 @@ def evaluate(
     found = find_verdict_comment(remarks, pr=pr.number, bot_login=config.signoff_bot_login)
     ctx.details["spoofs"] = [{"id": r.id, "author": r.author, "kind": r.kind} for r in found.spoofs]
     ctx.details["verdict-comment-id"] = found.ours.id if found.ours else None
-    appeared = head_appeared(
-        [s.created_at for s in gh.list_commit_statuses(head)]
-        + [s.created_at for s in gh.list_check_suites(head)]
-    )
+    # When H became this PR's head: the bot's first status on H for THIS PR (the synchronize
+    # run posts one; it points at this PR's verdict comment). Any other status or check suite
+    # on H may come from H's time as another PR's head, before this PR ever had it.
+    ours = [
+        s.created_at
+        for s in gh.list_commit_statuses(head)
+        if s.context == config.signoff_status_context and _points_at(s.target_url, pr)
+    ]
+    # H may have been this PR's head before, too: only statuses since the last force push
+    # date its current turn (after it, the head only moves forward, so H comes once).
+    pushes = gh.force_push_times(pr.number)
+    if pushes:
+        last = max(pushes)
+        ours = [t for t in ours if t is not None and t >= last]
+    appeared = head_appeared(ours)
     paths = changed_paths([(f.filename, f.previous_filename) for f in files])
     cands = _candidates(ctx, remarks, appeared)
     owners = Owners(trusted.codeowners, gh.is_team_member)
@@ -387,7 +404,7 @@ def evaluate(
         )
 
     comments = [_as_comment(r) for r in remarks if r.kind == "issue_comment"]
-    run = _reuse_and_sweep(ctx, comments, {c.sha for c in commits})
+    run = _reuse_and_sweep(ctx, comments, {c.sha for c in commits}, paths)
     _evals_and_data(ctx, run, paths, valid)
 
     signoffs = tuple(
@@ -406,6 +423,13 @@ def evaluate(
     verdict = aggregate(checks, any_fresh_signoff=bool(relevant))
     summary = _summary(verdict, checks, valid, head)
     return Verdict(verdict, pr.number, head, checks, signoffs, summary, ctx.details)
+
+
+def _points_at(url: str | None, pr: PullRequest) -> bool:
+    """``url`` is PR ``pr``'s page or a comment on it (the verdict comment)."""
+    if not url or not pr.html_url:
+        return False
+    return url == pr.html_url or url.startswith(pr.html_url + "#")
 
 
 def _codeowners_check(
@@ -471,7 +495,9 @@ def _candidates(
         parsed = cl.find_signoff(r.body).checklist
         if parsed is not None:
             raw.append((r, parsed))
-    need = [r.node_id for r, _ in raw if edited(r) and r.node_id]
+    # REST shows no edit of a review, and not who edited anything: ask GraphQL about every
+    # review kind (anyone with write access can edit them) and every edited comment
+    need = [r.node_id for r, _ in raw if (edited(r) or r.kind != "issue_comment") and r.node_id]
     edits = ctx.gh.comment_edits([n for n in need if n]) if need else {}
     per_author: dict[str, Candidate] = {}
     for r, parsed in raw:
@@ -530,7 +556,7 @@ def _judge_candidates(
 
 
 def _reuse_and_sweep(
-    ctx: Context, comments: Sequence[Comment], shas: set[str]
+    ctx: Context, comments: Sequence[Comment], shas: set[str], paths: Sequence[str]
 ) -> WorkflowRun | None:
     from changelog_tools.github import reuse
 
@@ -557,6 +583,17 @@ def _reuse_and_sweep(
                 ({"comment": auth.comment_id, "url": auth.url},),
             )
         )
+    if policy.workflow_path in paths:
+        # a pull_request run uses the PR's copy of the workflow file: none of them is trusted
+        ctx.checks.append(
+            Check(
+                "sweep",
+                "fail",
+                f"the PR changes the sweep workflow {policy.workflow_path}: its runs ran the "
+                "PR's version, not the trusted one (land the workflow change on its own first)",
+            )
+        )
+        return None
     frozen = frozenset(shas)
     run: WorkflowRun | None = None
     why = ""
@@ -905,7 +942,7 @@ def run_verify(
         pr_number = target
     gh = gh_factory()
     if event_name and event:
-        skip = comment_skip(gh, event_name, event)
+        skip = comment_skip(gh, event_name, event, reuse_command=config.reuse_command)
         if skip is not None:
             return Outcome(skip=skip)
     pr = gh.get_pull(pr_number)

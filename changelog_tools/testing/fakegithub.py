@@ -119,6 +119,8 @@ class FakeReview:
     body: str = ""
     commit_id: str = ""
     submitted_at: str = ""
+    editor: str | None = None  # who last edited the body (GraphQL `editor`); None: never
+    last_edited_at: str | None = None
 
 
 @dataclass
@@ -135,6 +137,8 @@ class FakeReviewComment:
     created_at: str = ""
     updated_at: str = ""
     original_commit_id: str = ""  # where it was written (default: commit_id); commit_id moves
+    editor: str | None = None  # who last edited the body (GraphQL `editor`); None: never
+    last_edited_at: str | None = None
 
 
 @dataclass
@@ -402,6 +406,7 @@ def route(method: str, pattern: str) -> Callable[[Handler], Handler]:
 
 
 _R = r"/repos/(?P<repo>[^/]+/[^/]+)"
+COMMENT_LIMIT = 65536  # characters GitHub accepts in a comment body (422 beyond)
 
 
 class FakeGitHub:
@@ -437,6 +442,7 @@ class FakeGitHub:
         self.runs: dict[int, FakeRun] = {}
         self.commit_pulls: dict[str, list[int]] = {}  # explicit commit -> PR numbers
         self.check_suites: list[FakeCheckSuite] = []
+        self.timeline: dict[int, list[dict[str, Any]]] = {}  # PR number -> timeline events
         self.teams: dict[str, set[str]] = {}  # "org/slug" -> active members' logins
         self.permissions: dict[str, str] = {}  # login -> admin | maintain | write | triage | read
         self.foreign_pulls: dict[str, dict[int, FakePull]] = {}  # other repositories' PRs
@@ -617,6 +623,40 @@ class FakeGitHub:
             comment.updated_at = comment.last_edited_at = self.now()
             comment.editor = editor or comment.login
         return comment
+
+    def edit_review(self, review_id: int, body: str, *, editor: str | None = None) -> FakeReview:
+        """Edit a review's body as ``editor`` (default: its author); REST shows no edit time."""
+        with self._lock:
+            review = next(r for r in self.reviews if r.id == review_id)
+            review.body = body
+            review.last_edited_at = self.now()
+            review.editor = editor or review.login
+        return review
+
+    def edit_review_comment(
+        self, comment_id: int, body: str, *, editor: str | None = None
+    ) -> FakeReviewComment:
+        """Edit a review comment as ``editor`` (default: its author), like the web UI."""
+        with self._lock:
+            comment = next(c for c in self.review_comments if c.id == comment_id)
+            comment.body = body
+            comment.updated_at = comment.last_edited_at = self.now()
+            comment.editor = editor or comment.login
+        return comment
+
+    def add_force_push(self, pull: int, *, before: str, after: str, actor: str = "contrib") -> None:
+        """A `head_ref_force_pushed` event on PR ``pull``'s timeline (the push itself is git's)."""
+        event = {
+            "id": self.next_id(),
+            "event": "head_ref_force_pushed",
+            "actor": self.user_json(actor),
+            "created_at": self.now(),
+            "commit_id": None,  # GitHub names neither commit in the REST timeline
+            "before": before,  # kept for tests; not served
+            "after": after,
+        }
+        with self._lock:
+            self.timeline.setdefault(pull, []).append(event)
 
     def add_check_suite(
         self, head_sha: str, app: str = "github-actions", **fields: Any
@@ -1205,11 +1245,23 @@ class FakeGitHub:
         ]
         return self._page(request, items)
 
+    @route("GET", _R + r"/issues/(?P<number>\d+)/timeline")
+    def _timeline(self, request: Request, number: str) -> Response:
+        if int(number) not in self.pulls:
+            return _not_found()
+        items = [
+            {k: v for k, v in e.items() if k not in ("before", "after")}
+            for e in self.timeline.get(int(number), [])
+        ]
+        return self._page(request, items)
+
     @route("POST", _R + r"/issues/(?P<number>\d+)/comments")
     def _create_comment(self, request: Request, number: str) -> Response:
         body = request.body if isinstance(request.body, dict) else {}
         if not isinstance(body.get("body"), str):
             return _error(422, "body is required")
+        if len(body["body"]) > COMMENT_LIMIT:
+            return _error(422, f"Body is too long (maximum is {COMMENT_LIMIT} characters)")
         comment = self.add_comment(int(number), body["body"], self.actor, self.actor_association)
         return Response(201, self.comment_json(comment))
 
@@ -1226,6 +1278,8 @@ class FakeGitHub:
             return _not_found()
         if not isinstance(body.get("body"), str):
             return _error(422, "body is required")
+        if len(body["body"]) > COMMENT_LIMIT:
+            return _error(422, f"Body is too long (maximum is {COMMENT_LIMIT} characters)")
         comment.body = body["body"]
         comment.updated_at = comment.last_edited_at = self.now()
         comment.editor = self.actor
@@ -1413,9 +1467,20 @@ class FakeGitHub:
         nodes: list[Any] = []
         for node_id in ids:
             kind, _, number = str(node_id).partition("_")
-            comment = self.comments.get(int(number)) if kind == "IC" and number.isdigit() else None
+            comment: Any = None
+            if number.isdigit() and kind == "IC":
+                comment = self.comments.get(int(number))
+            elif number.isdigit() and kind in ("PRR", "PRRC"):
+                pool: list[Any] = self.reviews if kind == "PRR" else self.review_comments
+                comment = next((c for c in pool if c.id == int(number)), None)
             if comment is None:
                 nodes.append(None)
+                continue
+            typename = {"IC": "IssueComment", "PRR": "PullRequestReview"}.get(
+                kind, "PullRequestReviewComment"
+            )
+            if f"on {typename} " not in str(body.get("query")):
+                nodes.append({"id": node_id})  # as GitHub: only fields the query asks for
                 continue
             nodes.append(
                 {

@@ -283,3 +283,13 @@ def test_a_shallow_history_has_only_the_current_version(tmp_path: Path) -> None:
     )
     versions = template_versions(open_repo(tmp_path / "shallow"), CHECKLIST_PATH)
     assert len(versions) == 1
+
+
+@pytest.mark.parametrize("closing", ["```  ", "  ```", "```\t", "````"])
+def test_a_closing_fence_with_spaces_around_it_closes_the_fence(closing: str) -> None:
+    # CommonMark allows up to three spaces before and any spaces after a closing fence; an
+    # unrecognized close made everything after it "fenced" and the real sign-off was lost.
+    real = signoff_from(CURRENT, "nv-a")
+    body = f"Log:\n\n```\nerror: x\n{closing}\n\n{real}"
+    found = find_signoff(body)
+    assert found.checklist is not None and found.checklist.signed == "nv-a"

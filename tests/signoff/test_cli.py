@@ -4,6 +4,7 @@ the fake GitHub's own command line (`python -m changelog_tools.testing.fakegithu
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import urllib.request
@@ -29,14 +30,23 @@ from tests.signoff.world import (
 )
 
 
-def state_for(world: World, head: str, comments: list[dict[str, Any]]) -> dict[str, Any]:
+def state_for(world: World, head: str, comments: list[dict[str, Any]], port: int) -> dict[str, Any]:
     """The fake's state file for PR #7 at ``head`` (the git origin supplies head and files)."""
     return {
         "repository": REPO,
         "actor": BOT,
         "actor_association": "NONE",
         "pulls": [{"number": 7, "head_ref": "pr-7", "author": "contrib"}],
-        "statuses": [{"sha": head, "state": "pending", "context": CONTEXT, "created_at": stamp(1)}],
+        # the synchronize run's pending, pointing at PR #7's verdict comment
+        "statuses": [
+            {
+                "sha": head,
+                "state": "pending",
+                "context": CONTEXT,
+                "created_at": stamp(1),
+                "target_url": f"http://127.0.0.1:{port}/{REPO}/pull/7#issuecomment-1",
+            }
+        ],
         "comments": comments,
         "workflows": [{"file": "run-sweep.yml"}],
         "runs": [
@@ -83,8 +93,12 @@ def served(tmp_path: Path) -> Iterator[tuple[World, str, Any]]:
             "updated_at": stamp(4),
         },
     ]
+    # the fake's pages (the PR's and its comments' html_url) live on its port: pick one first
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     state = tmp_path / "state.json"
-    state.write_text(json.dumps(state_for(world, head, comments)), encoding="utf-8")
+    state.write_text(json.dumps(state_for(world, head, comments, port)), encoding="utf-8")
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -96,6 +110,8 @@ def served(tmp_path: Path) -> Iterator[tuple[World, str, Any]]:
             str(world.origin),
             "--token",
             TOKEN,
+            "--port",
+            str(port),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

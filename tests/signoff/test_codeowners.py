@@ -254,3 +254,18 @@ def test_the_real_inferencex_codeowners() -> None:
     assert amd is not None and "@InferenceX/core" not in amd.owners and not amd.catch_all
     catch = owners.decide("perf-changelog.yaml")
     assert catch is not None and catch.catch_all and catch.owners == ("@InferenceX/core",)
+
+
+def test_root_star_owns_root_files_and_is_no_catch_all() -> None:
+    # `/*` matches root files only, so it names their owners; it is not the fallback line
+    # whose paths any listed owner may cover.
+    from changelog_tools.signoff.coverage import Owners
+
+    owners = parse_codeowners("* @core\ndocs/ @writer\n/* @root-owner\n")
+    rule = owners.decide("setup.py")
+    assert rule is not None and rule.owners == ("@root-owner",) and not rule.catch_all
+    assert owners.decide("src/a.py").catch_all  # type: ignore[union-attr]
+    cover = Owners(owners, lambda team, login: False)
+    assert not cover.covers("writer", "setup.py")
+    assert cover.covers("root-owner", "setup.py")
+    assert cover.covers("writer", "src/a.py")  # decided by `*`: any listed owner

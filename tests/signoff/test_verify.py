@@ -355,8 +355,17 @@ def test_check_runs_from_a_pr_added_workflow_never_count(world: World) -> None:
             [{"config_key": "alpha-fp8-b200-vllm", "task": "gsm8k", "score": 0.5}],
             "score 0.5 < threshold 0.91",
         ),
+        # json writes NaN for a failed computation; NaN < threshold is False, never a pass
+        (
+            [{"config_key": "alpha-fp8-b200-vllm", "task": "gsm8k", "score": float("nan")}],
+            "no numeric score",
+        ),
+        (
+            [{"config_key": "alpha-fp8-b200-vllm", "task": "gsm8k", "score": True}],
+            "no numeric score",
+        ),
     ],
-    ids=["empty", "failing"],
+    ids=["empty", "failing", "nan", "bool"],
 )
 def test_an_empty_or_failing_eval_artifact_rejects(world: World, rows: list, reason: str) -> None:  # type: ignore[type-arg]
     world.open_pr(rows=rows)
@@ -506,3 +515,149 @@ def test_a_checkout_that_is_not_the_default_branch_is_refused(world: World) -> N
     with pytest.raises(UsageError, match="trusts only the default branch"):
         world.verify(dry_run=True)
     assert writes(world) == 0
+
+
+def test_a_force_push_back_to_an_earlier_head_needs_a_new_signoff(world: World) -> None:
+    # The earliest status on a commit says when it first appeared anywhere, not when it last
+    # became this PR's head: a force push back to an older head must not revive a sign-off
+    # written for the head in between.
+    first = world.open_pr()
+    authorize(world)
+    second = world.push(7, {"notes.txt": "benign\n"}, "the commit the owner reviews")
+    world.comment(signoff("amd-a"), "amd-a")
+    assert world.verify(dry_run=True).verdict.verdict == "pass"  # type: ignore[union-attr]
+    git(world.author, "reset", "-q", "--hard", first)
+    git(world.author, "push", "-q", "--force", "origin", "HEAD:refs/heads/pr-7")
+    world.fake.add_force_push(7, before=second, after=first)
+    world.bot_pending(7, first)
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and out.verdict.head_sha == first
+    assert out.verdict.verdict == "pending", out.verdict.summary
+    assert "before the head" in " ".join(out.verdict.signoffs[0].why_not)
+
+
+@pytest.mark.parametrize("kind", ["review", "review_comment"])
+def test_a_review_edited_by_someone_else_does_not_count(world: World, kind: str) -> None:
+    # Anyone with write access can edit another user's review or review comment: a non-owner
+    # turning an owner's "LGTM" on the head into a full sign-off signs nothing for the owner.
+    head = world.open_pr()
+    authorize(world)
+    if kind == "review":
+        item = world.fake.add_review(7, login="amd-a", body="LGTM", commit_id=head)
+        world.fake.edit_review(item.id, signoff("amd-a"), editor="contrib")
+    else:
+        rc = world.fake.add_review_comment(
+            7, "nit", login="amd-a", commit_id=head, path="perf-changelog.yaml", line=1
+        )
+        world.fake.edit_review_comment(rc.id, signoff("amd-a"), editor="contrib")
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and out.verdict.verdict == "pending", out.verdict.summary
+    assert "edited by @contrib" in " ".join(out.verdict.signoffs[0].why_not)
+
+
+def test_a_review_edited_by_its_own_author_still_counts(world: World) -> None:
+    head = world.open_pr()
+    authorize(world)
+    review = world.fake.add_review(7, login="amd-a", body="LGTM", commit_id=head)
+    world.fake.edit_review(review.id, signoff("amd-a"))
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and out.verdict.verdict == "pass", out.verdict.summary
+
+
+def test_a_reuse_command_posted_after_the_signoff_is_evaluated_not_skipped(world: World) -> None:
+    # The reuse authorization is one of the checks: the comment that grants it holds no
+    # sign-off, but skipping it would leave the head's status REJECTED until some other event.
+    head = world.open_pr()
+    world.comment(signoff("amd-a"), "amd-a")
+    first = world.verify()
+    assert first.verdict is not None and first.verdict.verdict == "rejected"
+    cid = world.comment("/reuse-sweep-run", "core-1")
+    event = {
+        "action": "created",
+        "issue": {"number": 7, "pull_request": {"url": "x"}},
+        "comment": {"id": cid, "body": "/reuse-sweep-run"},
+    }
+    out = world.verify(None, event_name="issue_comment", event=event)
+    assert out.skip is None, out.skip
+    assert out.verdict is not None and out.verdict.verdict == "pass", out.verdict.summary
+    assert world.statuses(head)[-1].state == "success"
+
+
+def test_a_pr_with_many_files_still_gets_its_verdict_comment_and_status(world: World) -> None:
+    # GitHub refuses a comment body over 65536 characters; a coverage table of a few hundred
+    # paths used to exceed it, so nothing was published and the required status never came.
+    files: dict[str, str | bytes] = {
+        f"benchmarks/single_node/generated/config_{i:04d}_with_a_fairly_long_name.yaml": "x\n"
+        for i in range(400)
+    }
+    head = world.open_pr(files=files)
+    authorize(world)
+    world.comment(signoff("core-1"), "core-1")
+    out = world.verify()
+    assert out.verdict is not None and out.published is not None
+    [comment] = world.bot_comments()
+    assert len(comment.body) <= 65536 and "signoff verify --pr 7" in comment.body
+    assert world.statuses(head)[-1].state == {"pass": "success", "rejected": "failure"}.get(
+        out.verdict.verdict, out.verdict.verdict
+    )
+
+
+def test_a_run_of_a_sweep_workflow_the_pr_rewrites_never_counts(world: World) -> None:
+    # A pull_request run uses the PR's own copy of the workflow file: when the PR changes the
+    # sweep workflow, its green run (same path, same job names) ran whatever the PR wrote.
+    from tests.checkdata import entry
+    from tests.signoff.world import BASE, HEAD_KEY, MASTERS_A
+
+    world.open_pr(
+        files={
+            MASTER_A: MASTERS_A.replace(b"v0.10.0", b"v0.10.1"),
+            "perf-changelog.yaml": BASE + b"\n" + entry(HEAD_KEY, description="bump"),
+            ".github/workflows/run-sweep.yml": "on: pull_request\njobs: {}\n",
+        }
+    )
+    authorize(world)
+    world.comment(signoff("amd-a"), "amd-a")
+    world.comment(signoff("core-1"), "core-1")
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and checks(out)["sweep"] == "fail", out.verdict.summary
+    assert "changes the sweep workflow" in out.verdict.check("sweep").reason
+    assert out.verdict.verdict == "rejected"
+
+
+def test_statuses_a_commit_got_as_another_prs_head_do_not_date_its_push_here(world: World) -> None:
+    # The author opens a second PR whose head H builds on this PR's head; H gets statuses there
+    # (CI, the bot's own pending for that PR). An owner then signs this PR off, and the author
+    # fast-forwards this PR to H: the sign-off was written before H became this PR's head.
+    world.open_pr()
+    authorize(world)
+    later = world.push(8, {"notes.txt": "what the owner never saw\n"}, "prepared elsewhere")
+    world.fake.add_pull(8, "pr-8", author="contrib", title="PR 8")
+    world.fake.add_check_suite(later)
+    world.comment(signoff("amd-a"), "amd-a")
+    assert world.verify(dry_run=True).verdict.verdict == "pass"  # type: ignore[union-attr]
+    git(world.author, "push", "-q", "origin", f"{later}:refs/heads/pr-7")
+    world.bot_pending(7, later)  # the synchronize run on this PR
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and out.verdict.head_sha == later
+    assert out.verdict.verdict == "pending", out.verdict.summary
+
+
+def test_a_head_that_returns_by_fast_forward_after_a_force_push_needs_a_new_signoff(
+    world: World,
+) -> None:
+    # H is pushed (the bot marks it), the author force-pushes back to its ancestor G, an owner
+    # signs G off, and the author fast-forwards to H again: the sign-off never saw H.
+    base = world.open_pr()
+    authorize(world)
+    later = world.push(7, {"notes.txt": "what the owner never saw\n"}, "first try")
+    git(world.author, "reset", "-q", "--hard", base)
+    git(world.author, "push", "-q", "--force", "origin", "HEAD:refs/heads/pr-7")
+    world.fake.add_force_push(7, before=later, after=base)
+    world.bot_pending(7, base)
+    world.comment(signoff("amd-a"), "amd-a")
+    assert world.verify(dry_run=True).verdict.verdict == "pass"  # type: ignore[union-attr]
+    git(world.author, "push", "-q", "origin", f"{later}:refs/heads/pr-7")
+    world.bot_pending(7, later)
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and out.verdict.head_sha == later
+    assert out.verdict.verdict == "pending", out.verdict.summary

@@ -55,7 +55,6 @@ def test_permissions_are_least_privilege() -> None:
         "issues": "write",
         "statuses": "write",
         "actions": "read",
-        "checks": "read",
     }
 
 

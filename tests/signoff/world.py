@@ -142,8 +142,19 @@ class World:
         sha = commit_files(self.author, files, message)
         git(self.author, "push", "-q", "--force", "origin", f"HEAD:refs/heads/pr-{number}")
         self.heads[number] = sha
-        self.fake.add_status(sha, "pending", CONTEXT, description="awaiting sign-off")
+        self.bot_pending(number, sha)
         return sha
+
+    def bot_pending(self, number: int, sha: str) -> None:
+        """The status the shipped workflow's `synchronize` run posts on PR ``number``'s new
+        head: the bot's context, pointing at that PR's verdict comment."""
+        self.fake.add_status(
+            sha,
+            "pending",
+            CONTEXT,
+            description="awaiting sign-off",
+            target_url=self.fake.html(f"/pull/{number}#issuecomment-1"),
+        )
 
     def open_pr(
         self,
