@@ -1,0 +1,85 @@
+"""Authorization of the merge flow: whether to post `/reuse-sweep-run`, and posting it once.
+
+The newest authorized command is kept when it already says what the merge needs (a
+maintainer's pin is never replaced silently); a post whose answer is lost is looked for before
+it is posted once more, so a flaky POST neither fails the flow nor leaves two comments.
+"""
+
+from __future__ import annotations
+
+from changelog_tools.config import Config
+from changelog_tools.errors import AbortedError, GitHubError
+from changelog_tools.flows.merge_plan import MergeRequest, Plan, SourceRun
+from changelog_tools.flows.merge_ports import MergeGitHub, Say
+from changelog_tools.github.adapter import AmbiguousWriteError, Comment
+from changelog_tools.github.reuse import Authorization
+
+
+def authorize_body(command: str, run_id: int | None) -> str:
+    return command if run_id is None else f"{command} {run_id}"
+
+
+def authorization_needed(
+    *, command: str, auth: Authorization | None, source: SourceRun, request: MergeRequest
+) -> str | None:
+    """The comment to post, or None when the newest authorization already says it."""
+    if auth is not None and request.run_id is None:
+        return None  # a bare command, or a maintainer's pin: keep it as it is
+    if auth is not None and auth.run_id == request.run_id:
+        return None
+    if auth is not None and auth.run_id is None and source.latest:
+        return None  # --run named the run a bare command selects anyway
+    return authorize_body(command, None if source.latest and request.run_id is None else source.id)
+
+
+def post_authorization(*, plan: Plan, github: MergeGitHub, config: Config, say: Say) -> None:
+    """Post ``plan.authorize_body`` (unless it is None) and make sure it authorizes."""
+    if plan.authorize_body is None:
+        say(
+            "authorize",
+            f"already authorized (comment {plan.authorization.comment_id if plan.authorization else '?'})",
+        )
+        return
+    say("authorize", f"posting `{plan.authorize_body}` on PR #{plan.pr}")
+    try:
+        comment = github.create_issue_comment(plan.pr, plan.authorize_body)
+    except AmbiguousWriteError:
+        # The answer was lost: the comment may exist. Look before posting once more.
+        found = _posted_authorization(plan, github=github, config=config)
+        if found is None:
+            say("authorize", "the post did not land; posting once more")
+            found = github.create_issue_comment(plan.pr, plan.authorize_body)
+        else:
+            say("authorize", f"the post landed as comment {found.id}")
+        comment = found
+    allowed = {a.upper() for a in config.reuse_allowed_associations}
+    if comment.author_association.upper() not in allowed:
+        # It authorizes nothing; left in place, every re-run would add another one.
+        try:
+            github.delete_issue_comment(comment.id)
+            left = "it was deleted again"
+        except GitHubError as exc:
+            left = f"deleting it failed ({exc.message}); delete comment {comment.id} by hand"
+        raise AbortedError(
+            f"the authorization comment was posted as {comment.author or 'unknown'} "
+            f"({comment.author_association}), which `reuse-allowed-associations` does not "
+            f"accept; {left}. Nothing was pushed or merged",
+            hint="run the merge with a maintainer's token",
+        )
+
+
+def _posted_authorization(plan: Plan, *, github: MergeGitHub, config: Config) -> Comment | None:
+    """The comment a lost POST of ``plan.authorize_body`` created, if it exists.
+
+    Only comments that authorize count: someone else's identical but powerless comment
+    (a PR author asking for reuse) must not pass for ours.
+    """
+    known = plan.authorization.comment_id if plan.authorization else 0
+    body = (plan.authorize_body or "").strip()
+    allowed = {a.upper() for a in config.reuse_allowed_associations}
+    mine = [
+        c
+        for c in github.list_issue_comments(plan.pr)
+        if c.id > known and c.body.strip() == body and c.author_association.upper() in allowed
+    ]
+    return max(mine, key=lambda c: c.id) if mine else None

@@ -1,0 +1,84 @@
+"""The reuse rules of `reuse-gate`, asked by the merge flow before it merges instead of after.
+
+Which authorization counts, which sweep run main will reuse (pinned or the newest eligible),
+and the drift guard against exactly the commit that will be merged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from changelog_tools.config import Config
+from changelog_tools.errors import DataError
+from changelog_tools.flows.merge_plan import SourceRun
+from changelog_tools.github.adapter import Comment, PullRequest
+from changelog_tools.github.reuse import Authorization, find_authorization
+from changelog_tools.gitrepo import GitRepo
+
+
+@dataclass
+class GateReuse:
+    """The `reuse-gate` rules, asked before the merge instead of after it."""
+
+    config: Config
+    github: Any  # changelog_tools.github.adapter.GitHub (reuse.GateAPI)
+    repo: GitRepo
+    progress: Callable[[str], None] = lambda _m: None
+
+    def authorization(self, comments: Sequence[Comment]) -> Authorization | None:
+        return find_authorization(
+            comments,
+            command=self.config.reuse_command,
+            allowed=self.config.reuse_allowed_associations,
+        )
+
+    def choose_source(
+        self, pull: PullRequest, *, candidate: str, main_sha: str, run_id: int | None
+    ) -> SourceRun:
+        from changelog_tools.github import reuse
+
+        policy = reuse.Policy.from_config(self.config)
+        # The PR's commits as they will be once the candidate is pushed: read from git, which
+        # costs no request and already includes the commit the flow adds.
+        out = self.repo.git("rev-list", f"{main_sha}..{candidate}")
+        shas = frozenset(out.split())
+        log = lambda m: self.progress(f"[preflight] {m}")  # noqa: E731
+        if run_id is not None:
+            source, why = reuse.pinned_source(run_id, pull, shas, policy, self.github, log)
+        else:
+            source, why = reuse.latest_source(pull, shas, policy, self.github, log)
+        if source is None:
+            raise DataError(why, hint=f"let the PR sweep, or pin a run: `{policy.command} RUN_ID`")
+        run = source.run
+        drift = self._drift(run, candidate=candidate, main_sha=main_sha)
+        if drift:
+            raise DataError(
+                f"PR #{pull.number} changed benchmark inputs after run {run.id} "
+                f"({(run.head_sha or '?')[:7]}): {', '.join(drift[:10])}",
+                hint="let the PR sweep again on its current head, then re-run the merge",
+            )
+        return SourceRun(
+            id=run.id,
+            attempt=run.run_attempt,
+            url=run.html_url,
+            head_sha=run.head_sha,
+            conclusion=run.conclusion,
+            latest=run_id is None,
+        )
+
+    def _drift(self, run: Any, *, candidate: str, main_sha: str) -> tuple[str, ...]:
+        from changelog_tools.github.drift import check_drift
+
+        # The squash puts the candidate's tree on top of main, so the candidate with main as
+        # its "before" is exactly what main will look like.
+        report = check_drift(
+            self.repo,
+            source=run.head_sha,
+            merged=candidate,
+            before=main_sha,
+            patterns=self.config.drift_paths,
+            changelog=self.config.changelog,
+        )
+        return report.items()

@@ -1,0 +1,112 @@
+"""Waiting for checks in the merge flow: the changelog check, then every check, fail fast.
+
+A check run that concluded badly or a failing commit status stops the wait at once (exit 1);
+checks that never finish stop it at the timeout (exit 4). Re-runs add check runs under the same
+name, and only the newest counts.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from changelog_tools.config import Config
+from changelog_tools.errors import AbortedError, DataError
+from changelog_tools.flows.merge_plan import MergeRequest
+from changelog_tools.flows.merge_ports import MergeGitHub, Say
+from changelog_tools.github.adapter import CheckRun
+
+# Conclusions of a completed check run that block a merge (GitHub's list).
+FAILING_CONCLUSIONS = frozenset(
+    {"failure", "cancelled", "timed_out", "action_required", "startup_failure", "stale"}
+)
+
+
+@dataclass
+class CheckWaiter:
+    """Polls the checks of one commit until all pass, one fails, or the time is up."""
+
+    config: Config
+    github: MergeGitHub
+    say: Say
+    sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.monotonic
+
+    def wait(self, *, sha: str, pr: int, request: MergeRequest) -> None:
+        """Wait for the changelog check, then every check, on ``sha``; fail fast."""
+        cfg = self.config
+        timeout = float(cfg.check_timeout if request.timeout is None else request.timeout)
+        interval = float(
+            cfg.check_poll_interval if request.poll_interval is None else request.poll_interval
+        )
+        deadline = self.clock() + timeout
+        required = (cfg.changelog_check_name, *cfg.required_checks)
+        last: tuple[str, ...] | None = None
+        while True:
+            pending = pending_checks(self.github, sha, required, admin=request.admin)
+            if not pending:
+                self.say("wait", f"all checks passed on {sha[:12]}")
+                return
+            if pending != last:
+                self.say("wait", f"waiting for {', '.join(pending)} on {sha[:12]}")
+                last = pending
+            if self.clock() >= deadline:
+                raise AbortedError(
+                    f"timed out after {timeout:g}s waiting for {', '.join(pending)} on "
+                    f"{sha[:12]}; nothing was merged",
+                    hint=f"re-run `changelog-tools merge {pr}` to keep waiting",
+                )
+            self.sleep(interval)
+
+
+def pending_checks(
+    github: MergeGitHub, sha: str, required: Sequence[str], *, admin: bool
+) -> tuple[str, ...]:
+    """Names of the checks and statuses still running on ``sha``; DataError on a failure."""
+    runs: dict[str, CheckRun] = {}
+    for run in github.list_check_runs(sha):
+        # Re-runs add check runs under the same name; the newest one counts.
+        prev = runs.get(run.name)
+        if prev is None or _newer(run, prev):
+            runs[run.name] = run
+    pending: list[str] = []
+    for name, run in sorted(runs.items()):
+        if run.status != "completed":
+            pending.append(name)
+        elif (run.conclusion or "") in FAILING_CONCLUSIONS:
+            raise DataError(
+                f"check {name} concluded {run.conclusion} on {sha[:12]}"
+                + (
+                    f" - {run.details_url or run.html_url}"
+                    if (run.details_url or run.html_url)
+                    else ""
+                ),
+                hint="fix the failure and re-run the merge",
+            )
+    status = github.get_combined_status(sha)
+    contexts = {s.context: s for s in status.statuses}
+    for context, s in sorted(contexts.items()):
+        if s.state in ("failure", "error"):
+            if admin and context not in required:
+                continue
+            raise DataError(
+                f"status {context} is {s.state} on {sha[:12]}"
+                + (f" - {s.target_url}" if s.target_url else ""),
+                hint="fix it and re-run the merge",
+            )
+        if s.state == "pending":
+            pending.append(context)
+    for name in required:
+        if name not in runs and name not in contexts:
+            pending.append(name)
+    return tuple(dict.fromkeys(pending))
+
+
+# -- step 5: merge --------------------------------------------------------------------------
+
+
+def _newer(a: CheckRun, b: CheckRun) -> bool:
+    if a.started_at is not None and b.started_at is not None and a.started_at != b.started_at:
+        return a.started_at > b.started_at
+    return a.id > b.id
