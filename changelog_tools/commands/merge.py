@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
@@ -78,6 +79,8 @@ def merge(
                     says the same (a maintainer's pin is kept)
       3 push        the new head, never forced (a moved branch stops the flow)
       4 wait        for the changelog check, then every check on the pushed commit
+                    (pending checks, elapsed time and the next look are shown: a live
+                    line on a terminal, plain lines in a log)
       5 merge       squash, pinned to the pushed commit; the squash message never carries
                     a CI-skip marker
 
@@ -93,7 +96,8 @@ def merge(
     \b
     Exit status: 0 merged (or already merged; with --dry-run: the plan is ready),
     1 the PR is not eligible (the reason is printed), 2 usage or configuration error,
-    3 git or GitHub failed after retries, 4 aborted safely (nothing half-done remotely).
+    3 git or GitHub failed after retries, 4 stopped safely before merging (the message
+    says what was already posted or pushed; a re-run resumes from there).
 
     \b
     Examples:
@@ -106,6 +110,11 @@ def merge(
     def progress(message: str) -> None:
         click.echo(message, err=True)
 
+    def live(text: str) -> None:
+        click.echo(text, err=True, nl=False)
+
+    # A terminal gets a live line while the checks run; a log gets plain lines.
+    stderr_is_tty = sys.stderr.isatty()
     outcome = run_merge(
         MergeRequest(
             pr=pr,
@@ -117,6 +126,7 @@ def merge(
         ),
         config=config,
         progress=progress,
+        live=live if stderr_is_tty else None,
     )
     if output_format == "json":
         click.echo(json.dumps(outcome.to_json(), indent=2))

@@ -32,14 +32,19 @@ def authorization_needed(
     return authorize_body(command, None if source.latest and request.run_id is None else source.id)
 
 
-def post_authorization(*, plan: Plan, github: MergeGitHub, config: Config, say: Say) -> None:
-    """Post ``plan.authorize_body`` (unless it is None) and make sure it authorizes."""
+def post_authorization(
+    *, plan: Plan, github: MergeGitHub, config: Config, say: Say
+) -> Comment | None:
+    """Post ``plan.authorize_body`` (unless it is None) and make sure it authorizes.
+
+    Returns the comment posted, None when the authorization was already in place.
+    """
     if plan.authorize_body is None:
         say(
             "authorize",
             f"already authorized (comment {plan.authorization.comment_id if plan.authorization else '?'})",
         )
-        return
+        return None
     say("authorize", f"posting `{plan.authorize_body}` on PR #{plan.pr}")
     try:
         comment = github.create_issue_comment(plan.pr, plan.authorize_body)
@@ -66,6 +71,7 @@ def post_authorization(*, plan: Plan, github: MergeGitHub, config: Config, say: 
             f"accept; {left}. Nothing was pushed or merged",
             hint="run the merge with a maintainer's token",
         )
+    return comment
 
 
 def _posted_authorization(plan: Plan, *, github: MergeGitHub, config: Config) -> Comment | None:

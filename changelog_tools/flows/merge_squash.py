@@ -45,11 +45,46 @@ def squash_merge(*, plan: Plan, request: MergeRequest, github: MergeGitHub, say:
             f"GitHub refused to merge PR #{n}: {exc.message}. Nothing was merged",
             hint="re-run the merge" if exc.status == 409 else exc.hint,
         ) from None
-    if not result.merged:
-        raise GitHubError(f"GitHub did not merge PR #{n}: {result.message}")
+    except GitHubError as exc:
+        # The request went out; whether GitHub merged is unknown until the PR is read.
+        sha = _confirm_lost_merge(n, exc, url=pull.html_url, github=github, say=say)
+    else:
+        if not result.merged:
+            raise GitHubError(f"GitHub did not merge PR #{n}: {result.message}")
+        sha = result.sha
     say(
         "merge",
-        f"merged PR #{n} as {result.sha}; main reuses sweep run {plan.source.id}"
+        f"merged PR #{n} as {sha}; main reuses sweep run {plan.source.id}"
         + (f" ({plan.source.url})" if plan.source.url else ""),
     )
-    return result.sha
+    return sha
+
+
+def _confirm_lost_merge(
+    n: int, exc: GitHubError, *, url: str | None, github: MergeGitHub, say: Say
+) -> str:
+    """The merge commit when a re-read shows the lost merge landed; else the truth, as an error.
+
+    "The merge failed" would be a lie when only its answer was lost: someone would merge the
+    PR by hand a second time, or give up on a PR that is in fact merged.
+    """
+    try:
+        pull = github.get_pull(n)
+    except GitHubError as reread:
+        detail = exc.message
+        if reread.message != exc.message:
+            detail += f"; reading PR #{n} again: {reread.message}"
+        raise GitHubError(
+            f"the merge request for PR #{n} was sent, but its result could not be read "
+            f"({detail}); check PR #{n}" + (f" at {url}" if url else "") + " before merging "
+            "it again: it may be merged",
+            hint=f"re-run `changelog-tools merge {n}` once GitHub answers: it reads the PR "
+            "first, reports a merge that landed, and never merges twice",
+        ) from None
+    if pull.merged and pull.merge_commit_sha:
+        say("merge", f"the answer was lost, but PR #{n} is merged as {pull.merge_commit_sha}")
+        return pull.merge_commit_sha
+    raise GitHubError(
+        f"{exc.message}; PR #{n} is not merged (read again just now)",
+        hint=exc.hint or f"re-run `changelog-tools merge {n}`",
+    ) from None

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from changelog_tools.config import Config
 from changelog_tools.errors import AbortedError, DataError
 from changelog_tools.flows.merge_plan import MergeRequest
 from changelog_tools.flows.merge_ports import MergeGitHub, Say
+from changelog_tools.flows.merge_progress import WaitReporter, WaitStatus, duration
 from changelog_tools.github.adapter import CheckRun
 
 # Conclusions of a completed check run that block a merge (GitHub's list).
@@ -25,11 +26,16 @@ FAILING_CONCLUSIONS = frozenset(
 
 @dataclass
 class CheckWaiter:
-    """Polls the checks of one commit until all pass, one fails, or the time is up."""
+    """Polls the checks of one commit until all pass, one fails, or the time is up.
+
+    While it waits, ``reporter`` shows which checks are pending, the time elapsed and when the
+    next look comes (``sleep`` and ``clock`` are injected, so tests need no wall clock).
+    """
 
     config: Config
     github: MergeGitHub
     say: Say
+    reporter: WaitReporter
     sleep: Callable[[float], None] = time.sleep
     clock: Callable[[], float] = time.monotonic
 
@@ -40,24 +46,51 @@ class CheckWaiter:
         interval = float(
             cfg.check_poll_interval if request.poll_interval is None else request.poll_interval
         )
-        deadline = self.clock() + timeout
+        start = self.clock()
+        deadline = start + timeout
         required = (cfg.changelog_check_name, *cfg.required_checks)
-        last: tuple[str, ...] | None = None
-        while True:
-            pending = pending_checks(self.github, sha, required, admin=request.admin)
-            if not pending:
-                self.say("wait", f"all checks passed on {sha[:12]}")
-                return
-            if pending != last:
-                self.say("wait", f"waiting for {', '.join(pending)} on {sha[:12]}")
-                last = pending
-            if self.clock() >= deadline:
-                raise AbortedError(
-                    f"timed out after {timeout:g}s waiting for {', '.join(pending)} on "
-                    f"{sha[:12]}; nothing was merged",
-                    hint=f"re-run `changelog-tools merge {pr}` to keep waiting",
-                )
-            self.sleep(interval)
+        self.say(
+            "wait",
+            f"waiting for {', '.join(required)} and every other check on {sha[:12]} "
+            f"(PR #{pr}'s head) to pass; a look every {duration(interval)}, "
+            f"for at most {duration(timeout)}",
+        )
+        try:
+            while True:
+                pending = pending_checks(self.github, sha, required, admin=request.admin)
+                now = self.clock()
+                if not pending:
+                    self.reporter.done()
+                    self.say(
+                        "wait", f"all checks passed on {sha[:12]} after {duration(now - start)}"
+                    )
+                    return
+                if now >= deadline:
+                    self.reporter.done()
+                    raise AbortedError(
+                        f"timed out after {timeout:g}s waiting for {', '.join(pending)} on "
+                        f"{sha[:12]}; nothing was merged",
+                        hint=f"re-run `changelog-tools merge {pr}` to keep waiting",
+                    )
+                # The last look falls on the deadline, not up to an interval after it.
+                pause = min(interval, deadline - now)
+                status = WaitStatus(sha, pending, now - start, timeout, pause)
+                self.reporter.update(status)
+                self._pause(status, start=start)
+        finally:
+            self.reporter.done()
+
+    def _pause(self, status: WaitStatus, *, start: float) -> None:
+        """Sleep until the next look; a live reporter is updated every tick meanwhile."""
+        remaining = status.next_look
+        tick = self.reporter.tick
+        while remaining > 0:
+            step = remaining if tick is None else min(tick, remaining)
+            self.sleep(step)
+            remaining -= step
+            if tick is not None and remaining > 1e-9:
+                elapsed = self.clock() - start
+                self.reporter.update(replace(status, elapsed=elapsed, next_look=remaining))
 
 
 def pending_checks(

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from changelog_tools.config import Config
+from changelog_tools.errors import ChangelogToolsError
 from changelog_tools.flows import mergeflow_git as mg
 from changelog_tools.flows.merge_authorize import (
     authorization_needed,
@@ -55,10 +56,16 @@ from changelog_tools.flows.merge_plan import (
 )
 from changelog_tools.flows.merge_ports import MergeGitHub, ReusePort
 from changelog_tools.flows.merge_preflight import read_pull
+from changelog_tools.flows.merge_progress import (
+    Console,
+    LineConsole,
+    TerminalConsole,
+    WaitReporter,
+)
 from changelog_tools.flows.merge_reuse import GateReuse
 from changelog_tools.flows.merge_squash import squash_merge
 from changelog_tools.flows.merge_wait import FAILING_CONCLUSIONS, CheckWaiter
-from changelog_tools.github.adapter import PullRequest
+from changelog_tools.github.adapter import Comment, PullRequest
 from changelog_tools.gitrepo import GitRepo
 
 __all__ = [
@@ -85,6 +92,37 @@ __all__ = [
 
 
 @dataclass
+class RemoteState:
+    """What this run changed on GitHub, so a failure after it can say so truthfully."""
+
+    plan: Plan
+    posted: Comment | None = None
+    pushed: bool = False
+
+    def summary(self) -> str:
+        """One sentence on what is on GitHub now and that a re-run resumes ('' before any)."""
+        p = self.plan
+        done: list[str] = []
+        if self.posted is not None:
+            done.append(f"posted `{p.authorize_body}` on PR #{p.pr} (comment {self.posted.id})")
+        if self.pushed:
+            done.append(f"pushed {p.candidate[:12]} to {p.head_branch}")
+        if not done:
+            return ""
+        return (
+            f"Already done on GitHub: {'; '.join(done)}. A re-run of `changelog-tools merge "
+            f"{p.pr}` resumes from there (it does not post or push that again)"
+        )
+
+    def tell(self, exc: ChangelogToolsError) -> None:
+        """Add :meth:`summary` to ``exc``'s message (the same error, the same exit code)."""
+        summary = self.summary()
+        if summary:
+            exc.message = f"{exc.message.rstrip('.')}. {summary}"
+            exc.args = (exc.message,)
+
+
+@dataclass
 class Flow:
     """One run of the merge flow; collaborators are injected so tests can drive every step."""
 
@@ -92,12 +130,16 @@ class Flow:
     repo: GitRepo
     github: MergeGitHub
     reuse: ReusePort
-    progress: Callable[[str], None] = lambda _m: None
+    progress: Callable[[str], None] = lambda _m: None  # one line at a time, no newline
     sleep: Callable[[float], None] = time.sleep
     clock: Callable[[], float] = time.monotonic
+    console: Console | None = None  # a terminal's live line; default: plain lines to progress
+
+    def __post_init__(self) -> None:
+        self._console: Console = self.console or LineConsole(self.progress)
 
     def say(self, step: str, message: str) -> None:
-        self.progress(f"[{step}] {message}")
+        self._console.line(f"[{step}] {message}")
 
     def run(self, request: MergeRequest) -> Outcome:
         """Run every step for ``request``; always leaves the user's checkout as it found it."""
@@ -127,16 +169,29 @@ class Flow:
                 self.say("plan", "dry run: nothing was posted, pushed or merged")
                 return Outcome(plan, False, None, True)
             # 2. authorize, 3. push, 4. wait, 5. merge
-            post_authorization(plan=plan, github=self.github, config=self.config, say=self.say)
-            self.push(plan)
-            CheckWaiter(
-                config=self.config,
-                github=self.github,
-                say=self.say,
-                sleep=self.sleep,
-                clock=self.clock,
-            ).wait(sha=plan.candidate, pr=plan.pr, request=request)
-            result = squash_merge(plan=plan, request=request, github=self.github, say=self.say)
+            remote = RemoteState(plan)
+            try:
+                remote.posted = post_authorization(
+                    plan=plan, github=self.github, config=self.config, say=self.say
+                )
+                remote.pushed = self.push(plan)
+                CheckWaiter(
+                    config=self.config,
+                    github=self.github,
+                    say=self.say,
+                    reporter=WaitReporter(self._console),
+                    sleep=self.sleep,
+                    clock=self.clock,
+                ).wait(sha=plan.candidate, pr=plan.pr, request=request)
+                result = squash_merge(plan=plan, request=request, github=self.github, say=self.say)
+            except ChangelogToolsError as exc:
+                remote.tell(exc)
+                raise
+            except KeyboardInterrupt:
+                # exit 130 follows; say first what a re-run will find on GitHub
+                if remote.summary():
+                    self._console.line(f"[merge] interrupted. {remote.summary()}")
+                raise
             return Outcome(plan, True, result, False)
 
     def plan(self, pull: PullRequest, request: MergeRequest, candidate: Candidate) -> Plan:
@@ -183,10 +238,11 @@ class Flow:
             squash_message=message,
         )
 
-    def push(self, plan: Plan) -> None:
+    def push(self, plan: Plan) -> bool:
+        """Push the candidate unless the branch already holds it; True when pushed."""
         if not plan.push_needed:
             self.say("push", f"{plan.head_branch} is already at {plan.candidate[:12]}")
-            return
+            return False
         self.say(
             "push", f"pushing {plan.candidate[:12]} to {self.config.remote}/{plan.head_branch}"
         )
@@ -197,6 +253,7 @@ class Flow:
             branch=plan.head_branch,
             what=f"PR #{plan.pr}",
         )
+        return True
 
     def _check_restored(self, branch: str | None, sha: str | None) -> None:
         # The flow never checks anything out in the user's worktree; this guards that promise.
@@ -210,19 +267,26 @@ def run_merge(
     *,
     config: Config,
     progress: Callable[[str], None],
+    live: Callable[[str], None] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Outcome:
-    """Build the collaborators from configuration and the environment, then run the flow."""
+    """Build the collaborators from configuration and the environment, then run the flow.
+
+    ``progress`` receives plain lines; with ``live`` (raw writes to a terminal) the wait for
+    checks is one line redrawn in place instead, and every other line goes to ``live`` too.
+    """
     from changelog_tools import gitrepo
     from changelog_tools.github.adapter import make_github
 
+    console: Console = LineConsole(progress) if live is None else TerminalConsole(live)
     repo = gitrepo.open_repo(config.root)
-    github = make_github(config, env=env, log=progress)
+    github = make_github(config, env=env, log=console.line)
     flow = Flow(
         config=config,
         repo=repo,
         github=github,
-        reuse=GateReuse(config=config, github=github, repo=repo, progress=progress),
+        reuse=GateReuse(config=config, github=github, repo=repo, progress=console.line),
         progress=progress,
+        console=console,
     )
     return flow.run(request)
