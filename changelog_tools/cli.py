@@ -112,7 +112,7 @@ def cli() -> None:
       1  the data is invalid (diagnostics printed) / PR not eligible
       2  usage or configuration error
       3  git or GitHub failed (after retries)
-      4  a flow aborted safely and restored its starting state
+      4  a flow stopped safely; what it did remotely is printed, a re-run resumes
       70 internal error (a log file was saved)
 
     Run `changelog-tools COMMAND --help` for each command.

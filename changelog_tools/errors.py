@@ -12,7 +12,7 @@ class ExitCode(IntEnum):
     INVALID = 1  # the user's data is invalid (diagnostics were printed)
     USAGE = 2  # bad command line or bad configuration
     EXTERNAL = 3  # git, GitHub or the network failed (after retries)
-    ABORTED = 4  # a flow stopped safely and restored the state it started from
+    ABORTED = 4  # a flow stopped safely; it says what it did remotely, and a re-run resumes
     INTERNAL = 70  # a bug in changelog-tools itself (EX_SOFTWARE); a log was saved
     INTERRUPTED = 130  # Ctrl-C
 
@@ -63,6 +63,6 @@ class GitHubError(ExternalError):
 
 
 class AbortedError(ChangelogToolsError):
-    """A multi-step flow stopped before doing anything remote it could not undo."""
+    """A multi-step flow stopped safely: before its next remote step, never half-way through one."""
 
     exit_code = ExitCode.ABORTED

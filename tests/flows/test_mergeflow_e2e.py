@@ -289,9 +289,15 @@ def test_an_interrupted_merge_continues_from_the_pushed_head_on_re_run(
         raise KeyboardInterrupt
 
     w.ci.paused = True  # checks are still pending when Ctrl-C arrives
+    lines: list[str] = []
     with pytest.raises(KeyboardInterrupt):
-        make_flow(w, sleep=interrupt).run(MergeRequest(pr=1))
+        make_flow(w, sleep=interrupt, progress=lines.append).run(MergeRequest(pr=1))
     pushed = w.origin_sha("refs/heads/feat-a")
+    assert lines[-1].startswith("[merge] interrupted. Already done on GitHub: posted ")
+    assert lines[-1].endswith(
+        f"pushed {pushed[:12]} to feat-a. A re-run of `changelog-tools "
+        "merge 1` resumes from there (it does not post or push that again)"
+    )
     assert_clean_clone(w)
     assert [c.body for c in w.fake.comments.values()] == ["/reuse-sweep-run"]
     w.ci.paused = False
@@ -356,7 +362,15 @@ def test_checks_that_never_finish_time_out_with_exit_4_and_nothing_merged(
     w.ci.paused = True
     assert merge("1", "--timeout", "0.1") == 4
     err = capsys.readouterr().err
-    assert "timed out after 0.1s waiting for check-changelog" in err
+    pushed = w.origin_sha("refs/heads/feat-a")
+    (comment,) = w.fake.comments.values()
+    # the exit-4 message says what is already on GitHub and that a re-run resumes
+    assert (
+        f"error: timed out after 0.1s waiting for check-changelog on {pushed[:12]}; nothing was "
+        f"merged. Already done on GitHub: posted `/reuse-sweep-run` on PR #1 (comment "
+        f"{comment.id}); pushed {pushed[:12]} to feat-a. A re-run of `changelog-tools merge 1` "
+        "resumes from there (it does not post or push that again)\n"
+    ) in err
     assert "re-run `changelog-tools merge 1` to keep waiting" in err
     assert not w.fake.pulls[1].merged
     assert_clean_clone(w)
@@ -396,3 +410,105 @@ def test_sigterm_while_waiting_removes_the_scratch_worktree_and_branch(world: Wo
     assert not w.fake.pulls[1].merged
     assert git(w.clone, "for-each-ref", "refs/changelog-tools") == ""
     assert_clean_clone(w)
+
+
+def test_a_lost_merge_answer_with_a_failing_re_read_says_the_merge_was_sent_not_failed(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from changelog_tools.errors import ExitCode, GitHubError
+
+    w = world
+    open_pr_a(w)
+
+    def progress(message: str) -> None:
+        if message.startswith("[merge] squash-merging"):
+            # GitHub merges, the answer is lost, and then GitHub cannot be read at all
+            w.fake.fail("PUT", r"/pulls/1/merge$", 502, apply=True)
+            w.fake.fail("GET", r"/pulls/1$", 500, times=None)
+
+    with pytest.raises(GitHubError) as caught:
+        make_flow(w, progress=progress).run(MergeRequest(pr=1))
+
+    assert w.fake.pulls[1].merged  # the truth on GitHub
+    exc = caught.value
+    assert exc.exit_code == ExitCode.EXTERNAL
+    assert exc.message.startswith(
+        "the merge request for PR #1 was sent, but its result could not be read (GitHub API "
+        f"GET /repos/{REPOSITORY}/pulls/1 failed after 3 attempts: HTTP 500 (injected 500)); "
+        f"check PR #1 at {w.fake.root_url}/{REPOSITORY}/pull/1 before merging it again: it "
+        "may be merged. Already done on GitHub: posted `/reuse-sweep-run`"
+    )
+    assert "failed" not in exc.message.split("(")[0]  # never "the merge failed"
+    assert exc.hint and "never merges twice" in exc.hint
+    assert len(w.fake.requests("PUT", r"/pulls/1/merge$")) == 1
+    assert_clean_clone(w)
+
+    w.fake.faults.clear()  # GitHub answers again: the re-run reports the merge, merges nothing
+    assert merge("1") == 0
+    assert "already merged" in capsys.readouterr().err
+    assert len(w.fake.requests("PUT", r"/pulls/1/merge$")) == 1
+
+
+def test_a_lost_merge_answer_is_confirmed_by_re_reading_the_pr(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    w = world
+    open_pr_a(w)
+    w.fake.fail("PUT", r"/pulls/1/merge$", 502, apply=True)
+    assert merge("1") == 0
+    assert w.fake.pulls[1].merged
+    assert len(w.fake.requests("PUT", r"/pulls/1/merge$")) == 1
+    assert f"merged as {w.fake.pulls[1].merge_commit_sha}" in capsys.readouterr().out
+
+
+def test_on_a_terminal_merge_draws_a_live_wait_line_on_stderr_and_stdout_stays_data(
+    world: World,
+) -> None:
+    """The installed command with its stderr on a pseudo-terminal (stdout a pipe)."""
+    import os
+    import pty
+    import shutil
+    import subprocess
+    import sys
+
+    w = world
+    open_pr_a(w)
+    w.ci.paused = True  # the checks stay pending until the live line has been drawn
+    exe = shutil.which("changelog-tools", path=str(Path(sys.executable).parent))
+    assert exe
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [exe, "merge", "1"],
+        cwd=w.clone,
+        env={**os.environ, **w.env},
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        text=True,
+    )
+    os.close(follower)
+    seen = ""
+    try:
+        while "\r\x1b[K[wait] pending on " not in seen:
+            chunk = os.read(leader, 4096)
+            assert chunk, seen
+            seen += chunk.decode()
+        w.ci.paused = False
+        out, _ = proc.communicate(timeout=60)
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            seen += chunk.decode()
+    finally:
+        os.close(leader)
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, seen
+    assert "[wait] waiting for check-changelog and every other check on " in seen
+    assert "\r\x1b[K[wait] all checks passed on " in seen  # the live line erased first
+    assert "[merge] merged PR #1 as " in seen
+    assert "[wait]" not in out and "\x1b" not in out
+    assert out.startswith("PR #1: Tune llama TP sizes\n")
