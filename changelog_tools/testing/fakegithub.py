@@ -1640,6 +1640,7 @@ class FakeGitHub:
         fake._more_state(state)
         if state:
             raise ValueError(f"unknown state keys: {', '.join(sorted(state))}")
+        fake._continue_after_loaded_state()
         return fake
 
     def _more_state(self, state: dict[str, Any]) -> None:
@@ -1682,6 +1683,33 @@ class FakeGitHub:
             run = self.runs[int(run_id)]
             for job in jobs:
                 run.jobs.append(_record(FakeJob, {"id": self.next_id(), **job}, "job"))
+
+    def _continue_after_loaded_state(self) -> None:
+        """Start ids and the clock after the loaded state's, as GitHub's keep growing.
+
+        A saved :meth:`snapshot` loaded again (the kept demo sandbox) must not hand out an id
+        it already holds, nor stamp a new comment or check run older than the loaded ones
+        ("newest" decisions read those stamps).
+        """
+        ids = [c.id for c in self.comments.values()]
+        ids += [w.id for w in self.workflows.values()]
+        ids += [r.id for r in self.runs.values()]
+        ids += [a.id for r in self.runs.values() for a in r.artifacts]
+        ids += [c.id for c in self.check_runs] + [s.id for s in self.statuses]
+        stamps = [t for c in self.comments.values() for t in (c.created_at, c.updated_at)]
+        stamps += [r.created_at for r in self.runs.values()]
+        stamps += [t for c in self.check_runs for t in (c.started_at, c.completed_at)]
+        stamps += [s.created_at for s in self.statuses]
+        stamps += [p.merged_at for p in self.pulls.values()]
+        minutes = []
+        for text in stamps:
+            try:
+                when = datetime.strptime(text or "", "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+            except ValueError:
+                continue
+            minutes.append(int((when - _EPOCH).total_seconds() // 60))
+        self._ids = itertools.count(max([next(self._ids), *(i + 1 for i in ids)]))
+        self._minutes = itertools.count(max([next(self._minutes), *(m + 1 for m in minutes)]))
 
     def snapshot(self) -> dict[str, Any]:
         """The current state as plain data (pulls, comments, runs, statuses, ...)."""

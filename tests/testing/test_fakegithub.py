@@ -306,6 +306,32 @@ def test_state_files_build_the_same_objects_and_reject_unknown_fields() -> None:
         FakeGitHub.from_state({"teams": []})
 
 
+def test_a_snapshot_loads_back_and_new_objects_continue_its_ids_and_clock() -> None:
+    fake = FakeGitHub("o/r")
+    fake.add_pull(4, "f", head_sha="a" * 40)
+    noise = [fake.add_comment(4, "noise") for _ in range(5)]
+    fake.add_run("run-sweep.yml", "a" * 40, artifacts=["results_bmk"])
+    fake.add_check_run("a" * 40, "check-changelog")
+    for comment in noise[:3]:  # deleted: GitHub never hands their ids out again
+        del fake.comments[comment.id]
+    state = json.loads(json.dumps(fake.snapshot()))
+
+    again = FakeGitHub.from_state(state)
+
+    assert again.snapshot() == state  # the same ids, stamps and records
+    held = {c["id"] for c in state["comments"]} | {r["id"] for r in state["runs"]}
+    held |= {a["id"] for r in state["runs"] for a in r["artifacts"]}
+    held |= {c["id"] for c in state["check_runs"]}
+    newest = max(
+        [c["created_at"] for c in state["comments"]]
+        + [c["started_at"] for c in state["check_runs"]]
+    )
+    comment = again.add_comment(4, "/reuse-sweep-run")
+    check = again.add_check_run("a" * 40, "lint")
+    assert comment.id > max(held | {c.id for c in noise}) and check.id > comment.id
+    assert comment.created_at > newest and check.started_at > comment.created_at
+
+
 def test_the_command_line_serves_a_state_file_and_prints_its_base_url(tmp_path: Path) -> None:
     state = tmp_path / "state.json"
     state.write_text(json.dumps({"pulls": [{"number": 9, "head_ref": "f", "head_sha": "a" * 40}]}))
