@@ -6,18 +6,37 @@ from pathlib import Path
 
 import click
 
-from changelog_tools.errors import ExitCode
+from changelog_tools.errors import ExitCode, UsageError
 
 
 @click.command()
-@click.option("--keep", is_flag=True, help="Keep the temporary repositories and print where.")
+@click.option(
+    "--keep",
+    is_flag=True,
+    help="Keep a sandbox: the repositories, the fake GitHub's state and one more open PR to "
+    "merge yourself; prints how to serve it again and what to run.",
+)
 @click.option(
     "--workdir",
     type=click.Path(file_okay=False, exists=True, path_type=Path),
     default=None,
     help="Create the temporary directory here (default: the system's temp directory).",
 )
-def demo(keep: bool, workdir: Path | None) -> int:
+@click.option(
+    "--serve",
+    "serve_dir",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=None,
+    metavar="SANDBOX",
+    help="Serve a sandbox kept by --keep (its fake GitHub and fake CI) until Ctrl-C.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(min=1, max=65535),
+    default=None,
+    help="With --serve: listen on this port (default: the sandbox's own).",
+)
+def demo(keep: bool, workdir: Path | None, serve_dir: Path | None, port: int | None) -> int:
     """Show the whole flow on a throwaway repository, with the real commands.
 
     Builds a git repository from the bundled example (inferencex-mini) in a temporary
@@ -28,12 +47,28 @@ def demo(keep: bool, workdir: Path | None) -> int:
     the reused sweep run. Every command runs in its own process, as you would run it.
 
     Needs nothing but git; touches nothing outside the temporary directory, talks to no
-    network but 127.0.0.1, and leaves nothing running.
+    network but 127.0.0.1, and leaves nothing running (also with --keep).
+
+    With --keep the directory stays, with a third pull request left open for you: the
+    demo prints how to start the fake GitHub again (`demo --serve SANDBOX`) and how to run
+    `merge --dry-run`, `merge` and `reuse-gate` against it yourself (docs/demo.md).
 
     \b
     Exit status: 0 the story ran as expected, 1 a step did not, 3 git failed.
-    Example:  changelog-tools demo
+    Examples:
+      changelog-tools demo
+      changelog-tools demo --keep
+      changelog-tools demo --serve /tmp/changelog-tools-demo-abc123
     """
+    if serve_dir is not None:
+        if keep or workdir is not None:
+            raise UsageError("--serve runs a kept sandbox; it takes no --keep or --workdir")
+        from changelog_tools.flows.demo import serve_sandbox
+
+        serve_sandbox(serve_dir, say=click.echo, port=port)
+        return int(ExitCode.OK)
+    if port is not None:
+        raise UsageError("--port goes with --serve")
     from changelog_tools.flows.demo import run_demo
 
     result = run_demo(say=click.echo, keep=keep, workdir=workdir)
@@ -44,5 +79,5 @@ def demo(keep: bool, workdir: Path | None) -> int:
         else f"demo finished in {result.seconds:.1f}s with unexpected results"
     )
     if result.workdir is not None:
-        click.echo(f"kept the repositories in {result.workdir}")
+        click.echo(f"kept the sandbox in {result.workdir} (see {result.workdir}/HOWTO.txt)")
     return int(ExitCode.OK if result.ok else ExitCode.INVALID)

@@ -17,20 +17,28 @@ Everything runs on 127.0.0.1 and in the temporary directory, which is removed at
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from changelog_tools.errors import DataError, ExternalError
+
+if TYPE_CHECKING:
+    from changelog_tools.testing.fakegithub import FakeGitHub
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "inferencex-mini"
 CHANGELOG = "perf-changelog.yaml"
@@ -156,10 +164,17 @@ def _real_check_verdict(
     return verdict
 
 
+@dataclass(frozen=True)
+class _World:
+    shell: _Shell
+    paths: dict[str, Path]
+    fake: object  # FakeGitHub (typed loosely: `testing` is imported lazily)
+    token: str
+    config: Path  # the configuration the fake CI's `check` reads
+
+
 @contextmanager
-def _world(
-    root: Path, say: Callable[[str], None]
-) -> Iterator[tuple[_Shell, dict[str, Path], object, object]]:
+def _world(root: Path, say: Callable[[str], None]) -> Iterator[_World]:
     from changelog_tools.testing.fakeci import FakeCI
     from changelog_tools.testing.fakegithub import FakeGitHub
 
@@ -191,7 +206,7 @@ def _world(
         )
         say(f"fake GitHub for example-org/inferencex-mini listening on {fake.base_url}")
         ci = FakeCI(fake, _real_check_verdict(origin, config), interval=0.05).start()
-        yield shell, paths, fake, ci
+        yield _World(shell, paths, fake, token, config)
     finally:
         if ci is not None:
             ci.stop()
@@ -206,8 +221,10 @@ def run_demo(
     result = DemoResult()
     root = Path(tempfile.mkdtemp(prefix="changelog-tools-demo-", dir=workdir))
     try:
-        with _world(root, say) as (shell, paths, fake, _ci):
-            _story(shell, paths, fake, result, say)
+        with _world(root, say) as world:
+            _story(world.shell, world.paths, world.fake, result, say)
+            if keep:
+                _leave_sandbox(world, root, say)
     except BaseException:
         if keep:  # the caller never sees `result` now; say where to look
             say(f"kept the repositories in {root}")
@@ -219,6 +236,34 @@ def run_demo(
             shutil.rmtree(root, ignore_errors=True)
     result.seconds = time.monotonic() - started
     return result
+
+
+def _open_pr(
+    shell: _Shell,
+    fake: FakeGitHub,
+    who: Path,
+    number: int,
+    branch: str,
+    title: str,
+    text: str,
+    *,
+    start: str = "HEAD",
+) -> str:
+    """Branch off ``start``, append ``text`` to the changelog, push, open PR ``number``."""
+    shell.git(who, "checkout", "-q", "-b", branch, start)
+    with (who / CHANGELOG).open("a", encoding="utf-8") as handle:
+        handle.write("\n" + text)
+    shell.git(who, "commit", "-q", "-am", title)
+    shell.git(who, "push", "-q", "origin", branch)
+    head = shell.git(who, "rev-parse", "HEAD")
+    fake.add_pull(number, branch, title=title, labels=["full-sweep-enabled"], author=who.name)
+    return head
+
+
+def _sweep(fake: FakeGitHub, branch: str, head: str) -> int:
+    """A finished PR sweep with result artifacts on ``head`` (what CI would leave behind)."""
+    run = fake.add_run(SWEEP_WORKFLOW, head, head_branch=branch, artifacts=["results_bmk"])
+    return run.id
 
 
 def _story(
@@ -235,18 +280,10 @@ def _story(
     alice, bob, maintainer = paths["alice"], paths["bob"], paths["maintainer"]
 
     def open_pr(who: Path, number: int, branch: str, title: str, text: str) -> str:
-        shell.git(who, "checkout", "-q", "-b", branch)
-        with (who / CHANGELOG).open("a", encoding="utf-8") as handle:
-            handle.write("\n" + text)
-        shell.git(who, "commit", "-q", "-am", title)
-        shell.git(who, "push", "-q", "origin", branch)
-        head = shell.git(who, "rev-parse", "HEAD")
-        fake.add_pull(number, branch, title=title, labels=["full-sweep-enabled"], author=who.name)
-        return head
+        return _open_pr(shell, fake, who, number, branch, title, text)
 
     def sweep(branch: str, head: str) -> int:
-        run = fake.add_run(SWEEP_WORKFLOW, head, head_branch=branch, artifacts=["results_bmk"])
-        return run.id
+        return _sweep(fake, branch, head)
 
     def step(title: str, who: Path, argv: Sequence[str], expected: int) -> Step:
         say("")
@@ -335,3 +372,184 @@ def _story(
     tail = result.final_changelog.decode("utf-8").split("\n\n")[-2:]
     for line in "\n\n".join(tail).rstrip("\n").splitlines():
         say(f"   | {line}".rstrip())
+
+
+# ----------------------------------------------------------------------------------------------
+# the kept sandbox (`demo --keep`) and serving it again (`demo --serve DIR`)
+
+SANDBOX_FILE = "sandbox.json"  # what `--serve` needs: repository, token, port, paths
+STATE_FILE = "github-state.json"  # the fake GitHub's state (FakeGitHub.snapshot)
+ENV_FILE = "env.sh"  # `. env.sh`: the fake's URL and token, the tool on PATH
+START_FILE = "start-github.sh"  # starts the fake GitHub (and its CI) again
+HOWTO_FILE = "HOWTO.txt"  # the instructions the demo printed
+SANDBOX_PR = 3  # left open, swept and unmerged, for the user to merge
+
+
+def _tool_command() -> tuple[str, Path | None]:
+    """How to run this installation of the tool: the console script beside this Python
+    (and its directory, for PATH), else `python -m changelog_tools`."""
+    bindir = Path(sys.executable).parent
+    script = shutil.which("changelog-tools", path=str(bindir))
+    if script:
+        return shlex.quote(script), Path(script).parent
+    return f"{shlex.quote(sys.executable)} -m changelog_tools", None
+
+
+def _write_env(root: Path, meta: Mapping[str, object], base_url: str) -> None:
+    _tool, bindir = _tool_command()
+    lines = [
+        "# The kept changelog-tools demo sandbox: source it (`. env.sh`) in the shell you run",
+        "# the commands from. It points the tool at the sandbox's fake GitHub on 127.0.0.1.",
+        f"export GH_TOKEN={shlex.quote(str(meta['token']))}",
+        f"export GITHUB_API_URL={shlex.quote(base_url)}",
+        "unset GITHUB_ACTIONS  # outside a workflow: the tool reads no Actions environment",
+    ]
+    if bindir is not None:
+        lines.append(f'export PATH={shlex.quote(str(bindir))}:"$PATH"')
+    (root / ENV_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _howto(root: Path, meta: Mapping[str, object]) -> list[str]:
+    """The instructions: start the fake again, then merge PR #3 and run the gate on main."""
+    tool, bindir = _tool_command()
+    q = shlex.quote
+    pr = meta["pr"]
+    cli = "changelog-tools" if bindir is not None else tool  # env.sh puts bindir on PATH
+    return [
+        f"Your sandbox: {root}",
+        f'  origin.git (the "GitHub" repository), clones alice/ bob/ maintainer/, {STATE_FILE}',
+        f"  (the fake GitHub's state), {ENV_FILE}, {START_FILE}. Nothing is running now.",
+        f"  PR #{pr} ({meta['branch']}, by alice) is open and swept, with a placeholder pr-link:",
+        "  merge it yourself.",
+        "",
+        "1. Start the fake GitHub and its CI again (it serves until Ctrl-C, then saves its state):",
+        f"     sh {q(str(root / START_FILE))}",
+        f"   (which runs: {tool} demo --serve {q(str(root))})",
+        "2. In another terminal:",
+        f"     . {q(str(root / ENV_FILE))}",
+        f"     cd {q(str(root / 'maintainer'))}",
+        f"     {cli} merge {pr} --dry-run",
+        f"     {cli} merge {pr}",
+        "     git pull -q --ff-only",
+        f"     {cli} reuse-gate --event-name push --ref refs/heads/main "
+        '--commit-sha "$(git rev-parse HEAD)"',
+        "3. When done: Ctrl-C in the first terminal, then",
+        f"     rm -rf {q(str(root))}",
+    ]
+
+
+def _leave_sandbox(world: _World, root: Path, say: Callable[[str], None]) -> None:
+    """Open one more PR for the user, then save what `demo --serve` needs to serve it all again."""
+    from changelog_tools.testing.fakegithub import FakeGitHub
+
+    fake, shell, alice = world.fake, world.shell, world.paths["alice"]
+    assert isinstance(fake, FakeGitHub)
+    branch = "llama-evals"
+    shell.git(alice, "fetch", "-q", "origin")
+    head = _open_pr(
+        shell, fake, alice, SANDBOX_PR, branch, "Add the llama 70B evals on gpu-a",
+        _entry("Add the llama 70B evals on gpu-a", "XXX", "llama70b-fp8-gpu-a-vllm"),
+        start="origin/main",
+    )  # fmt: skip
+    run = _sweep(fake, branch, head)
+    for who in ("alice", "bob", "maintainer"):
+        # The user's own shell has no demo identity in its environment: commit as these.
+        shell.git(world.paths[who], "config", "user.name", f"Demo {who.capitalize()}")
+        shell.git(world.paths[who], "config", "user.email", f"{who}@example.invalid")
+    meta = {
+        "repository": fake.repository,
+        "token": world.token,
+        "port": _port(fake.base_url),
+        "config": str(world.config.relative_to(root)),
+        "pr": SANDBOX_PR,
+        "branch": branch,
+        "run": run,
+    }
+    _save_json(root / SANDBOX_FILE, meta)
+    fake.pull_json(fake.pulls[SANDBOX_PR])  # settle the head the fake derives from git
+    _save_json(root / STATE_FILE, fake.snapshot())
+    _write_env(root, meta, fake.base_url)
+    tool, _bindir = _tool_command()
+    (root / START_FILE).write_text(
+        f"#!/bin/sh\n# Serve the sandbox's fake GitHub again (until Ctrl-C).\n"
+        f'exec {tool} demo --serve {shlex.quote(str(root))} "$@"\n',
+        encoding="utf-8",
+    )
+    (root / START_FILE).chmod(0o755)
+    howto = _howto(root, meta)
+    (root / HOWTO_FILE).write_text("\n".join(howto) + "\n", encoding="utf-8")
+    say("")
+    say(f"== kept: PR #{SANDBOX_PR} is open for you to merge (swept by run {run})")
+    for line in howto:
+        say(f"   {line}".rstrip())
+
+
+def _port(url: str) -> int:
+    return urllib.parse.urlsplit(url).port or 0
+
+
+def _save_json(path: Path, data: object) -> None:
+    from changelog_tools.fsutil import atomic_write
+
+    atomic_write(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+
+
+def serve_sandbox(
+    root: Path,
+    *,
+    say: Callable[[str], None],
+    port: int | None = None,
+    stop: threading.Event | None = None,
+) -> None:
+    """Serve a kept sandbox's fake GitHub and fake CI until Ctrl-C, SIGTERM or ``stop``.
+
+    Listens on the port the sandbox recorded (so a sourced env.sh stays right) unless ``port``
+    says otherwise or it is taken; the state is saved back on the way out, so the next start
+    continues where this one ended.
+    """
+    from changelog_tools.flows.mergeflow_git import sigterm_as_interrupt
+    from changelog_tools.testing.fakeci import FakeCI
+    from changelog_tools.testing.fakegithub import FakeGitHub
+
+    root = root.resolve()
+    try:
+        meta = json.loads((root / SANDBOX_FILE).read_text(encoding="utf-8"))
+        state = json.loads((root / STATE_FILE).read_text(encoding="utf-8"))
+        fake = FakeGitHub.from_state(state, git_origin=root / "origin.git", token=meta["token"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise DataError(
+            f"{root}: not a sandbox kept by `changelog-tools demo --keep` ({exc})",
+            hint="run `changelog-tools demo --keep` and pass the directory it prints",
+        ) from None
+    wanted = int(meta["port"]) if port is None else port
+    try:
+        fake.start(wanted)
+    except OSError as exc:
+        if port is not None:
+            raise ExternalError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}") from None
+        fake.start(0)  # the recorded port is taken: any free one, and a new env.sh
+    stop = stop or threading.Event()
+    try:
+        verdict = _real_check_verdict(root / "origin.git", root / meta["config"])
+        ci = FakeCI(fake, verdict, interval=0.05)
+        ci.seen.update(c.head_sha for c in fake.check_runs)  # reported before the restart
+        ci.start()
+        try:
+            if _port(fake.base_url) != meta["port"]:
+                meta["port"] = _port(fake.base_url)
+                _save_json(root / SANDBOX_FILE, meta)
+                say(f"port {wanted} is taken; listening on another: source {ENV_FILE} again")
+            _write_env(root, meta, fake.base_url)
+            say(f"fake GitHub for {fake.repository} listening on {fake.base_url}")
+            say(f"(and a fake CI running the real `check`); state from {root / STATE_FILE}")
+            say(f"in another terminal: . {shlex.quote(str(root / ENV_FILE))}; see {HOWTO_FILE}")
+            say("Ctrl-C stops it and saves the state")
+            with sigterm_as_interrupt(), contextlib.suppress(KeyboardInterrupt):
+                while not stop.wait(0.2):
+                    pass
+        finally:
+            ci.stop()
+    finally:
+        fake.stop()
+        _save_json(root / STATE_FILE, fake.snapshot())
+    say(f"stopped after {len(fake.log)} requests; state saved to {root / STATE_FILE}")
