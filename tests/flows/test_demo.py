@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shlex
+import signal
+import socket
+import subprocess
 import threading
 from pathlib import Path
 
@@ -44,16 +50,82 @@ def test_the_demo_walks_every_step_with_the_expected_exit_codes_and_cleans_up(
     assert any(line.startswith("fake GitHub for example-org/inferencex-mini") for line in lines)
 
 
-def test_the_installed_demo_command_succeeds_and_keeps_the_repositories_when_asked(
+def test_demo_keep_leaves_a_sandbox_whose_printed_commands_work_as_written(
     tmp_path: Path,
 ) -> None:
+    """Follow only what `demo --keep` prints: serve the sandbox again, merge PR #3 with
+    --dry-run and for real, run reuse-gate on main; stop the server; nothing keeps running."""
     proc = run_cli("demo", "--keep", "--workdir", str(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "6 commands, all as expected" in proc.stdout
-    kept = [p for p in tmp_path.iterdir()]
-    assert len(kept) == 1 and f"kept the repositories in {kept[0]}" in proc.stdout
-    assert (
-        (kept[0] / "maintainer" / "perf-changelog.yaml")
-        .read_bytes()
-        .endswith(b"  pr-link: " + LINK.encode() + b"2\n")
+    (root,) = tmp_path.iterdir()
+    assert f"kept the sandbox in {root} (see {root}/HOWTO.txt)" in proc.stdout
+    text = proc.stdout.splitlines()
+    start_line = text[
+        text.index(
+            "   1. Start the fake GitHub and its CI again (it serves until "
+            "Ctrl-C, then saves its state):"
+        )
+        + 1
+    ].strip()
+    first = text.index("   2. In another terminal:") + 1
+    last = text.index("   3. When done: Ctrl-C in the first terminal, then")
+    commands = [line.strip() for line in text[first:last]]
+    assert start_line == f"sh {root / 'start-github.sh'}"
+    assert commands[2:] == [
+        "changelog-tools merge 3 --dry-run",
+        "changelog-tools merge 3",
+        "git pull -q --ff-only",
+        "changelog-tools reuse-gate --event-name push --ref refs/heads/main "
+        '--commit-sha "$(git rev-parse HEAD)"',
+    ]
+    assert (root / "HOWTO.txt").read_text().splitlines()[0] == f"Your sandbox: {root}"
+    # nothing runs after the demo: the port the sandbox recorded is free again
+    port = json.loads((root / "sandbox.json").read_text())["port"]
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", port)) != 0
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GH_", "GITHUB_"))}
+    server = subprocess.Popen(
+        shlex.split(start_line),  # `sh start-github.sh` execs the server: one pid to signal
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
     )
+    try:
+        assert server.stdout is not None
+        banner = server.stdout.readline()
+        assert banner.startswith("fake GitHub for example-org/inferencex-mini listening on "), (
+            banner + server.stdout.read()
+        )
+        script = "set -e\n" + "\n".join(
+            f"echo '$ {c}'\n{c}" for c in commands
+        )  # every printed command, in one shell, as written
+        run = subprocess.run(["sh", "-c", script], capture_output=True, text=True, env=env)
+        assert run.returncode == 0, run.stdout + run.stderr
+    finally:
+        server.send_signal(signal.SIGTERM)
+        rest, _ = server.communicate(timeout=30)
+    assert server.returncode == 0, rest
+    assert "dry run: nothing was posted, pushed or merged" in run.stdout
+    assert "merged as " in run.stdout and "[wait] all checks passed on " in run.stderr
+    gate = json.loads(run.stdout[run.stdout.rindex("{") :])
+    assert gate["reuse-enabled"] == "true" and gate["reuse-source-pr-number"] == "3"
+    assert (
+        (root / "maintainer" / "perf-changelog.yaml")
+        .read_bytes()
+        .endswith(b"  pr-link: " + LINK.encode() + b"3\n")
+    )
+    assert f"state saved to {root / 'github-state.json'}" in rest
+    state = json.loads((root / "github-state.json").read_text())
+    assert [(p["number"], p["merged"]) for p in state["pulls"]] == [(1, True), (2, True), (3, True)]
+    with socket.socket() as probe:  # and the server is gone again
+        assert probe.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_serve_refuses_a_directory_that_is_not_a_kept_sandbox(tmp_path: Path) -> None:
+    proc = run_cli("demo", "--serve", str(tmp_path))
+    assert proc.returncode == 1
+    assert f"error: {tmp_path}: not a sandbox kept by `changelog-tools demo --keep`" in proc.stderr
+    assert "Traceback" not in proc.stderr
