@@ -24,6 +24,7 @@ serves the JSON state file and prints its base URL on the first line of stdout.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import hashlib
 import io
@@ -1590,6 +1591,7 @@ class FakeGitHub:
             if key in state:
                 options.setdefault(key, state.pop(key))
         fake = cls(**options)
+        fake._continue_after(state)
         for item in state.pop("pulls", []):
             item = dict(item)
             commits = [_record(FakeCommit, c, "commit") for c in item.pop("commits", [])]
@@ -1640,7 +1642,6 @@ class FakeGitHub:
         fake._more_state(state)
         if state:
             raise ValueError(f"unknown state keys: {', '.join(sorted(state))}")
-        fake._continue_after_loaded_state()
         return fake
 
     def _more_state(self, state: dict[str, Any]) -> None:
@@ -1684,31 +1685,32 @@ class FakeGitHub:
             for job in jobs:
                 run.jobs.append(_record(FakeJob, {"id": self.next_id(), **job}, "job"))
 
-    def _continue_after_loaded_state(self) -> None:
-        """Start ids and the clock after the loaded state's, as GitHub's keep growing.
+    def _continue_after(self, state: Any) -> None:
+        """Start ids and the clock after every id and timestamp in ``state``.
 
-        A saved :meth:`snapshot` loaded again (the kept demo sandbox) must not hand out an id
-        it already holds, nor stamp a new comment or check run older than the loaded ones
-        ("newest" decisions read those stamps).
+        GitHub's ids and clock only grow: a saved :meth:`snapshot` loaded again (the kept demo
+        sandbox), with or without objects added by hand, must not hand out an id it already
+        holds, nor stamp a new comment or check run older than the loaded ones ("newest"
+        decisions read those stamps).
         """
-        ids = [c.id for c in self.comments.values()]
-        ids += [w.id for w in self.workflows.values()]
-        ids += [r.id for r in self.runs.values()]
-        ids += [a.id for r in self.runs.values() for a in r.artifacts]
-        ids += [c.id for c in self.check_runs] + [s.id for s in self.statuses]
-        stamps: list[str | None] = []
-        stamps += [t for c in self.comments.values() for t in (c.created_at, c.updated_at)]
-        stamps += [r.created_at for r in self.runs.values()]
-        stamps += [t for c in self.check_runs for t in (c.started_at, c.completed_at)]
-        stamps += [s.created_at for s in self.statuses]
-        stamps += [p.merged_at for p in self.pulls.values()]
-        minutes = []
-        for text in stamps:
-            try:
-                when = datetime.strptime(text or "", "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-            except ValueError:
-                continue
-            minutes.append(int((when - _EPOCH).total_seconds() // 60))
+        ids: list[int] = []
+        minutes: list[int] = []
+        stack = [state]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, list):
+                stack.extend(item)
+            elif isinstance(item, dict):
+                for key, value in item.items():
+                    if key == "id" and isinstance(value, int):
+                        ids.append(value)
+                    elif key.endswith("_at") and isinstance(value, str):
+                        with contextlib.suppress(ValueError):
+                            when = datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ")
+                            seconds = (when.replace(tzinfo=UTC) - _EPOCH).total_seconds()
+                            minutes.append(int(seconds // 60))
+                    else:
+                        stack.append(value)
         self._ids = itertools.count(max([next(self._ids), *(i + 1 for i in ids)]))
         self._minutes = itertools.count(max([next(self._minutes), *(m + 1 for m in minutes)]))
 

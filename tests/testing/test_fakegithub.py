@@ -329,6 +329,12 @@ def test_a_snapshot_loads_back_and_new_objects_continue_its_ids_and_clock() -> N
     comment = again.add_comment(4, "/reuse-sweep-run")
     check = again.add_check_run("a" * 40, "lint")
     assert comment.id > max(held | {c.id for c in noise}) and check.id > comment.id
+    # an object added to the file by hand gets a fresh id and stamp too
+    state["runs"].append({"workflow": "run-sweep.yml", "head_sha": "b" * 40})
+    by_hand = FakeGitHub.from_state(state)
+    run = max(by_hand.runs.values(), key=lambda r: r.id)
+    assert run.head_sha == "b" * 40 and run.id > max(held | {c.id for c in noise})
+    assert run.created_at > newest
     assert comment.created_at > newest and check.started_at > comment.created_at
 
 
