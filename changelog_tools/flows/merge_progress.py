@@ -8,6 +8,7 @@ pending checks changes or a minute has passed, so a 15-minute wait stays a short
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -50,11 +51,24 @@ class LineConsole:
         return
 
 
+def stderr_columns() -> int:
+    """The width of the terminal on stderr; 0 when unknown."""
+    try:
+        return os.get_terminal_size(2).columns
+    except OSError:
+        return 0
+
+
 @dataclass
 class TerminalConsole:
-    """A terminal: permanent lines scroll, the status line is redrawn in place below them."""
+    """A terminal: permanent lines scroll, the status line is redrawn in place below them.
+
+    The status line is cut to the terminal's width: a line that wraps could not be erased by
+    returning to column 0, and every redraw would leave a row of debris.
+    """
 
     write: Callable[[str], None]  # receives raw text (no newline added)
+    columns: Callable[[], int] = stderr_columns  # 0: unknown, nothing is cut
     _shown: bool = False
 
     @property
@@ -66,6 +80,9 @@ class TerminalConsole:
         self.write(text + "\n")
 
     def status(self, text: str) -> None:
+        width = self.columns() - 1  # the cursor needs the last column
+        if 0 < width < len(text):
+            text = text[: max(0, width - 3)] + "..."
         self.write(CLEAR_LINE + text)
         self._shown = True
 

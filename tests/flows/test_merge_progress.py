@@ -92,7 +92,7 @@ def test_on_a_terminal_the_wait_is_one_line_redrawn_every_second(
     out: list[str] = []
     sleep = finish_at(fake, clock, {"lint": 3, "check-changelog": 6})
 
-    waiter(gh, clock, sleep, TerminalConsole(out.append)).wait(
+    waiter(gh, clock, sleep, TerminalConsole(out.append, columns=lambda: 0)).wait(
         sha=SHA, pr=7, request=MergeRequest(pr=7, poll_interval=3)
     )
 
@@ -121,7 +121,7 @@ def test_the_last_look_falls_on_the_deadline_and_the_live_line_is_erased_on_time
     with pytest.raises(
         AbortedError, match=f"timed out after 2.5s waiting for check-changelog on {S12}"
     ):
-        waiter(gh, clock, sleep, TerminalConsole(out.append)).wait(
+        waiter(gh, clock, sleep, TerminalConsole(out.append, columns=lambda: 0)).wait(
             sha=SHA, pr=7, request=MergeRequest(pr=7, timeout=2.5, poll_interval=2)
         )
 
@@ -136,3 +136,16 @@ def test_the_last_look_falls_on_the_deadline_and_the_live_line_is_erased_on_time
 )  # fmt: skip
 def test_durations_read_like_a_person_would_write_them(seconds: float, text: str) -> None:
     assert duration(seconds) == text
+
+
+def test_the_live_line_is_cut_to_the_terminal_width_so_a_redraw_never_wraps() -> None:
+    out: list[str] = []
+    console = TerminalConsole(out.append, columns=lambda: 30)
+    console.status("[wait] pending on 0123456789ab: check-changelog, lint")
+    console.line("[wait] a permanent line is never cut, whatever its length")
+    assert out == [
+        "\r\x1b[K[wait] pending on 01234567...",  # 29 columns: the cursor keeps the 30th
+        "\r\x1b[K",
+        "[wait] a permanent line is never cut, whatever its length\n",
+    ]
+    assert len(out[0]) - len("\r\x1b[K") == 29
