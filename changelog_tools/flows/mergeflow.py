@@ -105,8 +105,12 @@ class RemoteState:
         done: list[str] = []
         if self.posted is not None:
             done.append(f"posted `{p.authorize_body}` on PR #{p.pr} (comment {self.posted.id})")
+        elif p.authorization is not None and p.commit_kind == "resume":
+            done.append(f"reuse was authorized before (comment {p.authorization.comment_id})")
         if self.pushed:
             done.append(f"pushed {p.candidate[:12]} to {p.head_branch}")
+        elif p.commit_kind == "resume":
+            done.append(f"{p.head_branch} holds {p.candidate[:12]}, pushed by an earlier run")
         if not done:
             return ""
         return (

@@ -512,3 +512,30 @@ def test_on_a_terminal_merge_draws_a_live_wait_line_on_stderr_and_stdout_stays_d
     assert "[merge] merged PR #1 as " in seen
     assert "[wait]" not in out and "\x1b" not in out
     assert out.startswith("PR #1: Tune llama TP sizes\n")
+
+
+def test_a_resumed_merge_that_times_out_says_what_an_earlier_run_left_on_github(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    w = world
+    open_pr_a(w)
+
+    def interrupt(_seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    w.ci.paused = True
+    with pytest.raises(KeyboardInterrupt):
+        make_flow(w, sleep=interrupt).run(MergeRequest(pr=1))
+    pushed = w.origin_sha("refs/heads/feat-a")
+    (comment,) = w.fake.comments.values()
+    capsys.readouterr()
+
+    assert merge("1", "--timeout", "0") == 4  # still pending: this run posts and pushes nothing
+
+    err = capsys.readouterr().err
+    assert (
+        f"nothing was merged. Already done on GitHub: reuse was authorized before (comment "
+        f"{comment.id}); feat-a holds {pushed[:12]}, pushed by an earlier run. A re-run of "
+        "`changelog-tools merge 1` resumes from there"
+    ) in err
+    assert len(w.fake.comments) == 1 and w.origin_sha("refs/heads/feat-a") == pushed
