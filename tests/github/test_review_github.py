@@ -275,9 +275,12 @@ def test_a_push_refused_by_branch_protection_says_why_and_exits_4(
     assert merge("1") == 4
 
     err = capsys.readouterr().err.splitlines()
+    (comment,) = w.fake.comments.values()  # the authorization went out before the push
     assert err[-2] == (
         "error: origin refused the push to feat-a of PR #1 (pre-receive hook declined: "
-        "feat-a is protected). Nothing was pushed or merged"
+        "feat-a is protected). Nothing was pushed or merged. Already done on GitHub: posted "
+        f"`/reuse-sweep-run` on PR #1 (comment {comment.id}). A re-run of `changelog-tools "
+        "merge 1` resumes from there (it does not post or push that again)"
     )
     assert err[-1].startswith("hint: the branch may be protected against pushes")
     assert w.origin_sha("refs/heads/feat-a") == head and not w.fake.pulls[1].merged
