@@ -123,6 +123,29 @@ def test_demo_keep_leaves_a_sandbox_whose_printed_commands_work_as_written(
     with socket.socket() as probe:  # and the server is gone again
         assert probe.connect_ex(("127.0.0.1", port)) != 0
 
+    # Served again while something else holds its port: another port, and env.sh follows it.
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", port))
+        squatter.listen()
+        again = subprocess.Popen(
+            shlex.split(start_line), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, env=env,
+        )  # fmt: skip
+        try:
+            assert again.stdout is not None
+            notice, banner = again.stdout.readline(), again.stdout.readline()
+        finally:
+            again.send_signal(signal.SIGTERM)
+            rest, _ = again.communicate(timeout=30)
+    assert again.returncode == 0, notice + banner + rest
+    moved = json.loads((root / "sandbox.json").read_text())["port"]
+    assert moved != port
+    assert notice == f"port {port} is taken; listening on another: source env.sh again\n"
+    assert banner.endswith(f"listening on http://127.0.0.1:{moved}/api/v3\n")
+    assert f"export GITHUB_API_URL=http://127.0.0.1:{moved}/api/v3\n" in (
+        (root / "env.sh").read_text()
+    )
+
 
 def test_serve_refuses_a_directory_that_is_not_a_kept_sandbox(tmp_path: Path) -> None:
     proc = run_cli("demo", "--serve", str(tmp_path))
