@@ -68,7 +68,7 @@ class CheckWaiter:
                 if now >= deadline:
                     self.reporter.done()
                     raise AbortedError(
-                        f"timed out after {timeout:g}s waiting for {', '.join(pending)} on "
+                        f"timed out after {duration(timeout)} waiting for {', '.join(pending)} on "
                         f"{sha[:12]}; nothing was merged",
                         hint=f"re-run `changelog-tools merge {pr}` to keep waiting",
                     )
