@@ -494,6 +494,21 @@ def _save_json(path: Path, data: object) -> None:
     atomic_write(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
 
+def _announce(
+    root: Path, meta: dict[str, object], base_url: str, wanted: int, say: Callable[[str], None]
+) -> None:
+    """Record the port actually used (env.sh follows it) and say how to use the server."""
+    if _port(base_url) != meta["port"]:
+        meta["port"] = _port(base_url)
+        _save_json(root / SANDBOX_FILE, meta)
+        say(f"port {wanted} is taken; listening on another: source {ENV_FILE} again")
+    _write_env(root, meta, base_url)
+    say(f"fake GitHub for {meta['repository']} listening on {base_url}")
+    say(f"(and a fake CI running the real `check`); state from {root / STATE_FILE}")
+    say(f"in another terminal: . {shlex.quote(str(root / ENV_FILE))}; see {HOWTO_FILE}")
+    say("Ctrl-C stops it and saves the state")
+
+
 def serve_sandbox(
     root: Path,
     *,
@@ -522,34 +537,29 @@ def serve_sandbox(
             hint="run `changelog-tools demo --keep` and pass the directory it prints",
         ) from None
     wanted = int(meta["port"]) if port is None else port
-    try:
-        fake.start(wanted)
-    except OSError as exc:
-        if port is not None:
-            raise ExternalError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}") from None
-        fake.start(0)  # the recorded port is taken: any free one, and a new env.sh
     stop = stop or threading.Event()
-    try:
-        verdict = _real_check_verdict(root / "origin.git", root / meta["config"])
-        ci = FakeCI(fake, verdict, interval=0.05)
-        ci.seen.update(c.head_sha for c in fake.check_runs)  # reported before the restart
-        ci.start()
+    # SIGTERM is Ctrl-C from here on: whenever it comes, the state is saved and nothing is
+    # left running.
+    with sigterm_as_interrupt():
         try:
-            if _port(fake.base_url) != meta["port"]:
-                meta["port"] = _port(fake.base_url)
-                _save_json(root / SANDBOX_FILE, meta)
-                say(f"port {wanted} is taken; listening on another: source {ENV_FILE} again")
-            _write_env(root, meta, fake.base_url)
-            say(f"fake GitHub for {fake.repository} listening on {fake.base_url}")
-            say(f"(and a fake CI running the real `check`); state from {root / STATE_FILE}")
-            say(f"in another terminal: . {shlex.quote(str(root / ENV_FILE))}; see {HOWTO_FILE}")
-            say("Ctrl-C stops it and saves the state")
-            with sigterm_as_interrupt(), contextlib.suppress(KeyboardInterrupt):
-                while not stop.wait(0.2):
-                    pass
+            fake.start(wanted)
+        except OSError as exc:
+            if port is not None:
+                raise ExternalError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}") from None
+            fake.start(0)  # the recorded port is taken: any free one, and a new env.sh
+        try:
+            verdict = _real_check_verdict(root / "origin.git", root / meta["config"])
+            ci = FakeCI(fake, verdict, interval=0.05)
+            ci.seen.update(c.head_sha for c in fake.check_runs)  # reported before the restart
+            ci.start()
+            try:
+                with contextlib.suppress(KeyboardInterrupt):  # the way to stop it: exit 0
+                    _announce(root, meta, fake.base_url, wanted, say)
+                    while not stop.wait(0.2):
+                        pass
+            finally:
+                ci.stop()
         finally:
-            ci.stop()
-    finally:
-        fake.stop()
-        _save_json(root / STATE_FILE, fake.snapshot())
+            fake.stop()
+            _save_json(root / STATE_FILE, fake.snapshot())
     say(f"stopped after {len(fake.log)} requests; state saved to {root / STATE_FILE}")
