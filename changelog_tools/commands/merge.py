@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
@@ -105,6 +104,8 @@ def merge(
       changelog-tools merge 1234
       changelog-tools merge 1234 --run 987654321 --format json
     """
+    import sys
+
     from changelog_tools.flows.mergeflow import MergeRequest, render_outcome, run_merge
 
     def progress(message: str) -> None:

@@ -526,6 +526,35 @@ class FakeGitHub:
         """The next tick of the fake's clock (strictly increasing timestamps)."""
         return stamp(next(self._minutes))
 
+    def _continue_after(self, state: Any) -> None:
+        """Start ids and the clock after every id and timestamp in ``state``.
+
+        GitHub's ids and clock only grow: a saved :meth:`snapshot` loaded again (the kept demo
+        sandbox), with or without objects added by hand, must not hand out an id it already
+        holds, nor stamp a new comment or check run older than the loaded ones ("newest"
+        decisions read those stamps).
+        """
+        ids: list[int] = []
+        minutes: list[int] = []
+        stack = [state]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, list):
+                stack.extend(item)
+            elif isinstance(item, dict):
+                for key, value in item.items():
+                    if key == "id" and isinstance(value, int):
+                        ids.append(value)
+                    elif key.endswith("_at") and isinstance(value, str):
+                        with contextlib.suppress(ValueError):
+                            when = datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ")
+                            seconds = (when.replace(tzinfo=UTC) - _EPOCH).total_seconds()
+                            minutes.append(int(seconds // 60))
+                    else:
+                        stack.append(value)
+        self._ids = itertools.count(max([next(self._ids), *(i + 1 for i in ids)]))
+        self._minutes = itertools.count(max([next(self._minutes), *(m + 1 for m in minutes)]))
+
     # The add_* builders take the lock: tests and the demo add state while the server runs.
 
     def add_pull(self, number: int, head_ref: str, **fields: Any) -> FakePull:
@@ -1684,35 +1713,6 @@ class FakeGitHub:
             run = self.runs[int(run_id)]
             for job in jobs:
                 run.jobs.append(_record(FakeJob, {"id": self.next_id(), **job}, "job"))
-
-    def _continue_after(self, state: Any) -> None:
-        """Start ids and the clock after every id and timestamp in ``state``.
-
-        GitHub's ids and clock only grow: a saved :meth:`snapshot` loaded again (the kept demo
-        sandbox), with or without objects added by hand, must not hand out an id it already
-        holds, nor stamp a new comment or check run older than the loaded ones ("newest"
-        decisions read those stamps).
-        """
-        ids: list[int] = []
-        minutes: list[int] = []
-        stack = [state]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, list):
-                stack.extend(item)
-            elif isinstance(item, dict):
-                for key, value in item.items():
-                    if key == "id" and isinstance(value, int):
-                        ids.append(value)
-                    elif key.endswith("_at") and isinstance(value, str):
-                        with contextlib.suppress(ValueError):
-                            when = datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ")
-                            seconds = (when.replace(tzinfo=UTC) - _EPOCH).total_seconds()
-                            minutes.append(int(seconds // 60))
-                    else:
-                        stack.append(value)
-        self._ids = itertools.count(max([next(self._ids), *(i + 1 for i in ids)]))
-        self._minutes = itertools.count(max([next(self._minutes), *(m + 1 for m in minutes)]))
 
     def snapshot(self) -> dict[str, Any]:
         """The current state as plain data (pulls, comments, runs, statuses, ...)."""
