@@ -21,13 +21,17 @@ CI_SKIP_MARKERS = (
     "[actions skip]",
     "***NO_CI***",
 )
-_SKIP_CHECKS_TRAILER = re.compile(r"(?im)^\s*skip-checks\s*:\s*true\s*$\n?")
+# Blanks, not \s: `^\s*` also eats newlines, so each line start rescanned every blank line after
+# it (quadratic on a message of many empty lines).
+_SKIP_CHECKS_TRAILER = re.compile(r"(?im)^[ \t]*skip-checks[ \t]*:[ \t]*true[ \t]*$\n?")
 
 
 def strip_ci_skip(text: str, *, extra: Sequence[str] = ()) -> str:
     """``text`` without CI-skip markers (case-insensitive) and `skip-checks: true` trailers."""
     markers = "|".join(re.escape(m) for m in (*CI_SKIP_MARKERS, *extra))
-    pattern = re.compile(r"[ \t]*(?:" + markers + ")", re.IGNORECASE)
+    # A match starts only where a run of blanks starts (the lookbehind), so a long run of spaces
+    # is scanned once rather than once from each of its positions.
+    pattern = re.compile(r"(?<![ \t])[ \t]*(?:" + markers + ")", re.IGNORECASE)
     out = text
     while True:  # removing one marker can join the halves of another: repeat until none
         new = pattern.sub("", _SKIP_CHECKS_TRAILER.sub("", out))
