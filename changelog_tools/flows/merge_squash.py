@@ -1,7 +1,9 @@
 """The squash merge of the merge flow: pinned to the pushed commit, never a guess.
 
 The PR is re-read first: merged meanwhile is success, a moved head or branch protection stops
-the flow (exit 4) with nothing merged.
+the flow (exit 4) with nothing merged. A merge whose answer is lost is settled by reading the PR
+again; when even that fails, the error says the request was sent and to check the PR, never that
+the merge failed.
 """
 
 from __future__ import annotations
