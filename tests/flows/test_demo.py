@@ -50,6 +50,18 @@ def test_the_demo_walks_every_step_with_the_expected_exit_codes_and_cleans_up(
     assert any(line.startswith("fake GitHub for example-org/inferencex-mini") for line in lines)
 
 
+def stop(server: subprocess.Popen[str]) -> str:
+    """SIGTERM ``server`` and return the rest of its output; killed if it does not stop, so a
+    failing test leaves nothing running either."""
+    server.send_signal(signal.SIGTERM)
+    try:
+        return server.communicate(timeout=30)[0]
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.communicate()
+        raise
+
+
 def test_demo_keep_leaves_a_sandbox_whose_printed_commands_work_as_written(
     tmp_path: Path,
 ) -> None:
@@ -105,8 +117,7 @@ def test_demo_keep_leaves_a_sandbox_whose_printed_commands_work_as_written(
         run = subprocess.run(["sh", "-c", script], capture_output=True, text=True, env=env)
         assert run.returncode == 0, run.stdout + run.stderr
     finally:
-        server.send_signal(signal.SIGTERM)
-        rest, _ = server.communicate(timeout=30)
+        rest = stop(server)
     assert server.returncode == 0, rest
     assert "dry run: nothing was posted, pushed or merged" in run.stdout
     assert "merged as " in run.stdout and "[wait] all checks passed on " in run.stderr
@@ -135,8 +146,7 @@ def test_demo_keep_leaves_a_sandbox_whose_printed_commands_work_as_written(
             assert again.stdout is not None
             notice, banner = again.stdout.readline(), again.stdout.readline()
         finally:
-            again.send_signal(signal.SIGTERM)
-            rest, _ = again.communicate(timeout=30)
+            rest = stop(again)
     assert again.returncode == 0, notice + banner + rest
     moved = json.loads((root / "sandbox.json").read_text())["port"]
     assert moved != port
