@@ -7,7 +7,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from changelog_tools.config import Config
+from changelog_tools.config import OPTIONS, Config
 from changelog_tools.errors import GitError
 from changelog_tools.gitrepo import GitRepo
 from changelog_tools.lint.engine import LintRequest, LintResult, run_lint
@@ -31,15 +31,17 @@ def _commit(repo: GitRepo, ref: str) -> str:
 
 
 # Options that decide what a finding may get away with: read at the base, so a pull request
-# cannot allow its own violation or turn a rule off for itself.
-TRUSTED_OPTIONS = ("lint-allow", "lint-rules")
+# cannot allow its own violation or turn a rule off for itself. Every `lint-*` option does:
+# a pull request that marks every path a harness path, or empties a pattern, blinds a rule
+# as surely as turning it off.
+TRUSTED_OPTIONS = tuple(o.name for o in OPTIONS if o.name.startswith("lint-"))
 
 
 def trusted_options(config: Config, repo: GitRepo, base_sha: str) -> Config:
     """``config`` with the trusted options as the base revision's configuration file has them
     (their defaults when the file is absent there); unchanged for a file outside the repo."""
     from changelog_tools import gitrepo
-    from changelog_tools.config import OPTIONS, values_from_text
+    from changelog_tools.config import values_from_text
     from changelog_tools.errors import UsageError
 
     if config.source is None:

@@ -191,3 +191,24 @@ def test_an_override_already_on_main_is_not_this_prs_finding(tmp_path: Path) -> 
     change(root, {mtp: text + "echo done\n"})
     assert found(lint_change(root, rules=("arch-overrides",))) == []
     assert found(lint_change(root, rules=("arch-overrides",), audit=True)) == [("CL750", mtp, 6)]
+
+
+def test_a_pr_cannot_turn_a_rule_blind_through_other_lint_options(tmp_path: Path) -> None:
+    # Review finding: only lint-allow and lint-rules were read at the base; a pull request
+    # could mark every path a harness path (or blank the override pattern) in its own config.
+    root = make_world(tmp_path / "r")
+    config = 'lint-harness-paths: ["**"]\nlint-arch-override-pattern: "^NOTHING$"\n'
+    mtp = "benchmarks/single_node/fixed_seq_len/alpha_fp8_h200_mtp.sh"
+    change(
+        root,
+        {
+            SCRIPT: APPLY,
+            mtp: MTP_SCRIPT.replace("    --port", ARCH + "    --port"),
+            ".changelog-tools.yaml": config,
+        },
+    )
+    args = ("lint", "--base-ref", "main", "--pr", "7", "--rule", "engine-patches")
+    proc = run_cli(*args, "--rule", "arch-overrides", cwd=root)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"{SCRIPT}:4: CL740" in proc.stdout
+    assert f"{mtp}:6: CL750" in proc.stdout
