@@ -8,6 +8,7 @@ too).
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from dataclasses import dataclass
@@ -170,9 +171,51 @@ def added_lines(base: str | None, head: str) -> frozenset[int]:
         end += 1
     old = base_lines[start : len(base_lines) - end]
     new = head_lines[start : len(head_lines) - end]
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     out: set[int] = set()
-    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
-        if tag in ("replace", "insert"):
-            out.update(range(start + j1 + 1, start + j2 + 1))
+    # The matcher is quadratic in repeated lines, and a change every few lines of a big master
+    # config (an image bump across entries) leaves it the whole file: lines that occur once on
+    # each side anchor the diff (patience diff), and the matcher only sees what lies between.
+    i0 = j0 = 0
+    for i1, j1 in [*_anchors(old, new), (len(old), len(new))]:
+        matcher = difflib.SequenceMatcher(None, old[i0:i1], new[j0:j1], autojunk=False)
+        for tag, _a1, _a2, b1, b2 in matcher.get_opcodes():
+            if tag in ("replace", "insert"):
+                out.update(range(start + j0 + b1 + 1, start + j0 + b2 + 1))
+        i0, j0 = i1 + 1, j1 + 1
     return frozenset(out)
+
+
+def _anchors(old: list[str], new: list[str]) -> list[tuple[int, int]]:
+    """(old index, new index) of lines that occur exactly once in each, the longest run of them
+    in the same order on both sides."""
+    counts: dict[str, list[int]] = {}
+    for i, line in enumerate(old):
+        counts.setdefault(line, [0, 0, i])[0] += 1
+    for line in new:
+        if line in counts:
+            counts[line][1] += 1
+    pairs = [
+        (counts[line][2], j)
+        for j, line in enumerate(new)
+        if line in counts and counts[line][0] == 1 and counts[line][1] == 1
+    ]
+    # Longest increasing subsequence of the old indexes (pairs are in new order).
+    tails: list[int] = []  # tails[k]: index into pairs ending the best run of length k + 1
+    ends: list[int] = []  # ends[k]: the old index of pairs[tails[k]]
+    previous: list[int] = [-1] * len(pairs)
+    for p, (i, _j) in enumerate(pairs):
+        k = bisect.bisect_left(ends, i)
+        if k:
+            previous[p] = tails[k - 1]
+        if k == len(tails):
+            tails.append(p)
+            ends.append(i)
+        else:
+            tails[k] = p
+            ends[k] = i
+    run: list[tuple[int, int]] = []
+    p = tails[-1] if tails else -1
+    while p >= 0:
+        run.append(pairs[p])
+        p = previous[p]
+    return run[::-1]

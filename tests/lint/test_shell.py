@@ -43,3 +43,28 @@ def test_added_lines_are_the_inserted_lines_of_a_minimal_diff(
     assert all(line in remaining for line in unreported)  # a subsequence of the base
     if base == head:
         assert got == frozenset()
+
+
+def test_added_lines_never_match_a_whole_big_file_at_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Review finding: one SequenceMatcher over a 10,000-line master config with a change every
+    # few lines (an image bump across entries) is quadratic in the repeated lines: 140 s CPU.
+    # Lines unique to both sides anchor the diff, so the matcher only sees what lies between.
+    import difflib
+
+    from changelog_tools.lint import shell
+
+    sizes: list[int] = []
+    real = difflib.SequenceMatcher
+
+    def recording(isjunk, a, b, autojunk=True):  # type: ignore[no-untyped-def]
+        sizes.append(len(a) + len(b))
+        return real(isjunk, a, b, autojunk=autojunk)
+
+    monkeypatch.setattr(shell.difflib, "SequenceMatcher", recording)
+    base = [
+        f"entry-{k}:\n  image: v1\n  tp: 8\n  search-space:\n  - {{ tp: 8 }}" for k in range(800)
+    ]
+    head = [b.replace("v1", "v2") if k % 3 == 0 else b for k, b in enumerate(base)]
+    got = added_lines("\n".join(base), "\n".join(head))
+    assert got == frozenset(5 * k + 2 for k in range(0, 800, 3))
+    assert max(sizes, default=0) < 100
