@@ -167,8 +167,10 @@ class GitRepo:
         return self.git_ok("merge-base", "--is-ancestor", ancestor, descendant)
 
     def changed_paths(self, a: str, b: str) -> list[str]:
-        out = self.git("diff", "--name-only", "--no-renames", a, b)
-        return [line for line in out.splitlines() if line]
+        # -z: without it git C-quotes a path holding non-ASCII bytes, quotes or control
+        # characters ("a/\303\274.sh"), and no rule would match that name.
+        out = self.git("diff", "--name-only", "-z", "--no-renames", a, b, strip=False)
+        return [name for name in out.split("\0") if name]
 
     def current_branch(self) -> str | None:
         out = self.git("symbolic-ref", "--quiet", "--short", "HEAD") if self._on_branch() else ""

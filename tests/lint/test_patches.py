@@ -212,3 +212,15 @@ def test_a_pr_cannot_turn_a_rule_blind_through_other_lint_options(tmp_path: Path
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert f"{SCRIPT}:4: CL740" in proc.stdout
     assert f"{mtp}:6: CL750" in proc.stdout
+
+
+def test_paths_git_would_quote_are_still_linted(tmp_path: Path) -> None:
+    # Review finding: `git diff --name-only` C-quotes non-ASCII paths ("...\303\274.sh"), so a
+    # script or a .patch file with such a name was never judged.
+    root = make_world(tmp_path / "r")
+    script = "benchmarks/single_node/fixed_seq_len/helper_ü.sh"
+    change(root, {script: "#!/bin/bash\ngit apply x.patch\n", "benchmarks/fix ü.patch": "x\n"})
+    assert sorted(_patches(root)) == [
+        ("CL740", "benchmarks/fix ü.patch", 1),
+        ("CL740", script, 2),
+    ]
