@@ -101,14 +101,16 @@ def _shallow(repo: GitRepo) -> bool:
 def merged_tree(repo: GitRepo, base: str, source: str) -> tuple[str, tuple[str, ...]]:
     """The tree of merging ``source`` into ``base`` and the paths that conflicted."""
     status, out, err = git_status(
-        repo, "merge-tree", "--write-tree", "--name-only", "--no-messages", base, source
+        repo, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", base, source
     )
     if status not in (0, 1):
         detail = err.strip() or out.strip()
         raise GitError(
             f"git merge-tree {base[:7]} {source[:7]} failed (git >= 2.38 needed): {detail}"
         )
-    lines = out.split("\n")
+    # -z: without it git C-quotes a path holding non-ASCII bytes ("\303\274"), which no
+    # pattern matches. The tree id, then each conflicted path, each ended by NUL.
+    lines = out.split("\0")
     tree = lines[0].strip()
     conflicts = tuple(sorted({ln for ln in lines[1:] if ln})) if status == 1 else ()
     return tree, conflicts
@@ -188,9 +190,10 @@ def check_drift(
         ) from None
     tree, conflicts = merged_tree(repo, base, source)
     differing = repo.git(
-        "diff-tree", "-r", "--name-only", "--no-renames", tree, f"{merged}^{{tree}}"
-    )
-    candidates = {p for p in differing.splitlines() if p} | set(conflicts)
+        "diff-tree", "-r", "-z", "--name-only", "--no-renames", tree, f"{merged}^{{tree}}",
+        strip=False,
+    )  # fmt: skip
+    candidates = {p for p in differing.split("\0") if p} | set(conflicts)
     candidates.discard(changelog)
     paths: tuple[str, ...] = ()
     if candidates:  # the matcher (and pathspec's import) only when a path differs

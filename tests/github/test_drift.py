@@ -138,6 +138,25 @@ def test_entries_main_appended_meanwhile_are_not_drift(repo: Path) -> None:
     assert drift(repo, source, squash(repo)) == ()
 
 
+def test_a_script_named_with_non_ascii_changed_after_the_sweep_is_drift(repo: Path) -> None:
+    # Review finding: `git diff-tree --name-only` C-quotes such a path ("benchmarks/\303\274.sh"),
+    # so no drift pattern matched it and the gate reused a sweep of other code.
+    source = pr_sweep_commit(repo)
+    commit_files(repo, {"benchmarks/run ü.sh": "echo v2\n"}, "a new helper")
+    assert drift(repo, source, squash(repo)) == ("benchmarks/run ü.sh",)
+
+
+def test_a_non_ascii_path_that_conflicted_with_main_is_drift(repo: Path) -> None:
+    name = "benchmarks/ü.sh"
+    on_main(repo, {name: "echo base\n"}, "main adds it")
+    git(repo, "merge", "-q", "--no-edit", "main")
+    source = commit_files(repo, {name: "echo pr\n", LOG: f"{FIRST}\n{PR_ENTRY}"}, "s")
+    on_main(repo, {name: "echo main\n"}, "main edits the same line")
+    git(repo, "merge", "-q", "--no-edit", "-s", "ours", "main")
+    commit_files(repo, {name: "echo pr and main\n"}, "resolve by hand")
+    assert drift(repo, source, squash(repo)) == (name,)
+
+
 def test_a_drift_path_that_conflicted_with_main_and_was_resolved_later_is_drift(repo: Path) -> None:
     source = commit_files(
         repo, {"benchmarks/run.sh": "echo pr\n", LOG: f"{FIRST}\n{PR_ENTRY}"}, "s"
