@@ -393,24 +393,29 @@ def whole_conflict(ours: bytes, theirs: bytes, marker_size: int = 7) -> bytes:
 
 def gone_message(python: str) -> str:
     return (
-        f"the Python it was installed with ({python}) is gone (was its virtualenv removed?), so "
+        f"the Python it was installed with ({python}) is gone (was its virtualenv removed?), or "
+        "changelog-tools was uninstalled from it, so "
         "the file was not resolved; git's conflict markers are in it. Reinstall: `pip install "
         "changelog-tools`, run `changelog-tools install-merge-driver`, then `changelog-tools "
         "resolve` (or resolve by hand)."
     )
 
 
-def driver_command(executable: str | None = None) -> str:
+def driver_command(executable: str | None = None, *, package_main: str | None = None) -> str:
     """The shell command git runs: this Python, by absolute path, so PATH does not matter.
 
-    When that Python is gone (a removed virtualenv), the command says so and how to reinstall,
-    and leaves git's conflict markers (``git merge-file``) instead of a file that looks
-    untouched. (git substitutes %O %A %B %L %P, the path shell-quoted, and runs it with sh.)
+    When that Python is gone (a removed virtualenv), or the package is (`pip uninstall` keeps
+    the Python, and `python -m` would fail before writing any marker), the command says so and
+    how to reinstall, and leaves git's conflict markers (``git merge-file``) instead of a file
+    that looks untouched. (git substitutes %O %A %B %L %P, the path shell-quoted, and runs it
+    with sh.)
     """
     python = shlex.quote(executable or sys.executable)
+    main = shlex.quote(package_main or str(Path(__file__).resolve().parent.parent / "__main__.py"))
     message = shlex.quote(gone_message(executable or sys.executable))
     return (
-        f"[ -x {python} ] || {{ echo changelog-tools merge-driver: %P: {message} >&2; "
+        f"[ -x {python} ] && [ -f {main} ] || "
+        f"{{ echo changelog-tools merge-driver: %P: {message} >&2; "
         "git merge-file -L ours -L merge-base -L theirs --marker-size=%L %A %O %B; exit 1; }; "
         f"exec {python} -m changelog_tools merge-driver --marker-size %L %O %A %B %P"
     )

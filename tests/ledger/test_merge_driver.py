@@ -100,7 +100,7 @@ def test_install_writes_the_attributes_line_and_config_and_is_idempotent(make_re
     python, *rest = shlex.split(command.rsplit("; exec ", 1)[1])
     # The interpreter by absolute path (it runs from whatever cwd and PATH git has).
     assert Path(python).is_absolute() and os.access(python, os.X_OK)
-    assert command.startswith(f"[ -x {shlex.quote(python)} ] || ")
+    assert command.startswith(f"[ -x {shlex.quote(python)} ] && [ -f ")
     assert rest == [
         "-m",
         "changelog_tools",
@@ -461,6 +461,27 @@ def test_a_vanished_driver_interpreter_says_how_to_reinstall_and_leaves_markers(
     done = run_cli("resolve", "--add", cwd=repo)
     assert done.returncode == 0, done.stderr
     assert read(repo) == ledger(BASE, MAIN_1, MAIN_2, PR_1)
+
+
+def test_an_uninstalled_package_under_a_living_interpreter_leaves_markers(
+    world, tmp_path: Path
+) -> None:
+    # Review finding: `pip uninstall changelog-tools` keeps the Python, so the driver ran
+    # `python -m changelog_tools`, which failed with "No module named", and git left the
+    # PR's side out of a file with no conflict markers (it looked resolved).
+    bare = tmp_path / "bare-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    python = bare / "bin" / "python"
+    repo = world(BASE, [{CHANGELOG: ledger(BASE, PR_1)}], MAIN_COMMITS)
+    gone = tmp_path / "removed-venv" / "changelog_tools" / "__main__.py"
+    command = driver_command(str(python), package_main=str(gone))
+    git(repo, "config", "merge.perf-changelog.driver", command)
+    proc = run_git(repo, "merge", "--no-edit", "main")
+    assert proc.returncode == 1
+    assert unmerged(repo) == [CHANGELOG]
+    assert "changelog-tools install-merge-driver" in proc.stderr
+    text = read(repo)
+    assert b"<<<<<<< ours" in text and b">>>>>>> theirs" in text
 
 
 # -- the PR's own entry is never dropped; main's bytes, then the PR's separator -----------------
