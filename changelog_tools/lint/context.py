@@ -152,8 +152,27 @@ class Context:
         if path not in self._added:
             head = self.text(path) or ""
             base = None if self.audit else self.text(path, base=True)
+            if base is None and not self.audit:
+                base = self._renamed_from(head)
             self._added[path] = shell.added_lines(base, head)
         return self._added[path]
+
+    def _renamed_from(self, head: str) -> str | None:
+        """The base text of the file the change deleted that a new file was renamed from (half
+        its lines or more in common, git's default similarity), so a rename adds no lines."""
+        lines = set(head.split("\n"))
+        best, score = None, 0.5
+        for path in sorted(self.changed):
+            if self.head.read(path) is not None:
+                continue  # not deleted
+            old = self.text(path, base=True)
+            if old is None:
+                continue
+            old_lines = old.split("\n")
+            common = len(lines.intersection(old_lines)) / max(len(lines), len(set(old_lines)))
+            if common >= score:
+                best, score = old, common
+        return best
 
     # -- master configs -------------------------------------------------------------------
     @cached_property

@@ -224,3 +224,18 @@ def test_paths_git_would_quote_are_still_linted(tmp_path: Path) -> None:
         ("CL740", "benchmarks/fix ü.patch", 1),
         ("CL740", script, 2),
     ]
+
+
+def test_renaming_a_script_adds_none_of_its_lines(tmp_path: Path) -> None:
+    # Review finding: renames were read as a new file, so every line of a renamed script was
+    # "added" and a violation already on main became this pull request's error.
+    mtp = "benchmarks/single_node/fixed_seq_len/alpha_fp8_h200_mtp.sh"
+    text = MTP_SCRIPT.replace("    --port", ARCH + "    --port")
+    root = make_world(tmp_path / "r", {mtp: text})
+    moved = "benchmarks/single_node/fixed_seq_len/alpha_fp8_h200_vllm_mtp.sh"
+    change(root, {mtp: None, moved: text + "echo renamed\n"})
+    assert found(lint_change(root, rules=("arch-overrides",))) == []
+    # A new line in the renamed file is still judged.
+    root = make_world(tmp_path / "r2", {mtp: text})
+    change(root, {mtp: None, moved: text + "echo --hf-overrides '{}'\n"})
+    assert found(lint_change(root, rules=("arch-overrides",))) == [("CL750", moved, 10)]
