@@ -34,7 +34,13 @@ def _commit(repo: GitRepo, ref: str) -> str:
 # cannot allow its own violation or turn a rule off for itself. Every `lint-*` option does:
 # a pull request that marks every path a harness path, or empties a pattern, blinds a rule
 # as surely as turning it off.
-TRUSTED_OPTIONS = tuple(o.name for o in OPTIONS if o.name.startswith("lint-"))
+# So do the paths they judge: `master-configs` pointed elsewhere hides every entry, and the
+# changelog's path is never judged as code.
+TRUSTED_OPTIONS = (
+    *(o.name for o in OPTIONS if o.name.startswith("lint-")),
+    "master-configs",
+    "changelog",
+)
 
 
 def trusted_options(config: Config, repo: GitRepo, base_sha: str) -> Config:
@@ -85,11 +91,6 @@ def lint_git(
         pr = event.pr
     head_name = head_ref or (event.head if event and event.head else None) or "HEAD"
     head_sha = _commit(repo, head_name)
-    # Options name paths from the configuration's directory; git names them from the top.
-    masters = tuple(
-        gitrepo.repo_relative(repo, p, start=config.root) for p in config.master_configs
-    )
-    config = replace(config, master_configs=masters)
     head = GitTree(repo, head_sha)
     base_sha: str | None
     if audit:
@@ -105,6 +106,11 @@ def lint_git(
     base = GitTree(repo, base_sha) if base_sha else None
     if base_sha is not None and not audit:
         config = trusted_options(config, repo, base_sha)
+    # Options name paths from the configuration's directory; git names them from the top.
+    masters = tuple(
+        gitrepo.repo_relative(repo, p, start=config.root) for p in config.master_configs
+    )
+    config = replace(config, master_configs=masters)
     changed = None if audit or base_sha is None else tuple(repo.changed_paths(base_sha, head_sha))
     request = LintRequest(
         head=head,

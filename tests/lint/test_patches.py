@@ -239,3 +239,17 @@ def test_renaming_a_script_adds_none_of_its_lines(tmp_path: Path) -> None:
     root = make_world(tmp_path / "r2", {mtp: text})
     change(root, {mtp: None, moved: text + "echo --hf-overrides '{}'\n"})
     assert found(lint_change(root, rules=("arch-overrides",))) == [("CL750", moved, 10)]
+
+
+def test_a_pr_cannot_move_the_paths_lint_judges_through_its_config(tmp_path: Path) -> None:
+    # Review finding: `master-configs` pointed at a missing file hid every entry from the
+    # master-config rules, and `changelog` naming a script excused it from engine-patches.
+    root = make_world(tmp_path / "r")
+    master = "configs/amd-master.yaml"
+    typo = AMD_MASTER.replace("{ tp: 8, conc-start: 4", "{ tp: 8, conc-strat: 4")
+    config = f'master-configs: ["configs/none.yaml"]\nchangelog: "{SCRIPT}"\n'
+    change(root, {SCRIPT: APPLY, master: typo, ".changelog-tools.yaml": config})
+    proc = run_cli("lint", "--base-ref", "main", "--pr", "7", cwd=root)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"{SCRIPT}:4: CL740" in proc.stdout
+    assert f"{master}:14" in proc.stdout and "conc-strat" in proc.stdout
