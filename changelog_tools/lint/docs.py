@@ -155,8 +155,8 @@ def render_lint_docs() -> str:
         "hand. `changelog-tools lint` judges what a change adds or modifies (refs read through "
         "git, never the working tree; the base defaults to the merge-base with main); "
         "`changelog-tools lint --all` audits the whole tree at the head ref. Trusted inputs "
-        "(MODELS.md, golden AL files, existing waivers, and every `lint-*` option) come from "
-        "the base. Exit 0 without error findings, 1 with any, 2 usage, 3 git.",
+        "(MODELS.md, golden AL files, existing waivers, every `lint-*` option, `master-configs` and `changelog`) "
+        "come from the base. Exit 0 without error findings, 1 with any, 2 usage, 3 git.",
         "",
         "Every rule can be turned off or have its severities changed (`lint-rules`: `on`, "
         "`warning`, `error`, `off`), and findings can be accepted with a written reason "
