@@ -253,3 +253,17 @@ def test_a_pr_cannot_move_the_paths_lint_judges_through_its_config(tmp_path: Pat
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert f"{SCRIPT}:4: CL740" in proc.stdout
     assert f"{master}:14" in proc.stdout and "conc-strat" in proc.stdout
+
+
+def test_git_apply_and_patch_with_options_before_the_verb_need_a_waiver(tmp_path: Path) -> None:
+    # Review finding: `git -C DIR apply` and `patch -d DIR -p1` (options first, the usual way
+    # to patch an installed engine) were not recognised.
+    root = make_world(tmp_path / "r")
+    lines = (
+        "git -C /sgl-workspace/sglang apply /tmp/fix.patch\n"
+        'patch -d "$ROOT" -p1 < fix.diff\n'
+        "patch --directory=/vllm-workspace --forward -p1 -i fix.diff\n"
+        "kubectl patch deployment x -p '{}'\n"
+    )
+    change(root, {SCRIPT: PLAIN_SCRIPT + lines})
+    assert _patches(root) == [("CL740", SCRIPT, 4), ("CL740", SCRIPT, 5), ("CL740", SCRIPT, 6)]
