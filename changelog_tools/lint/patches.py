@@ -31,10 +31,10 @@ _SED_ENGINE = re.compile(
 # Options may come before the verb (`git -C DIR apply`, `patch -d DIR -p1`): the usual way to
 # patch an installed engine from outside its directory.
 _GIT_APPLY = re.compile(
-    r"\bgit\s+(?:(?:-[Cc]|--git-dir|--work-tree)[\s=]+\S+\s+|--?[\w-]+\s+)*apply\b"
+    r"\bgit\s+(?:(?:-[Cc]|--git-dir|--work-tree)[\s=]+(?!-)\S+\s+|--?[\w-]+\s+)*apply\b"
 )
 _PATCH_CMD = re.compile(
-    r"(?:^|[\s;&|(])patch\s+(?:(?:-d|--directory)[\s=]*\S+\s+|-[A-Za-z]+\s+|--[\w-]+(?:=\S+)?\s+)*"
+    r"(?:^|[\s;&|(])patch\s+(?:(?:-d|--directory)\s+(?!-)\S+\s+|-[A-Za-z]+\s+|--[\w-]+(?:=\S+)?\s+)*"
     r"(?:-p\s*\d|-N\b|-i\b|<|--strip|--forward)"
 )
 _PIP = re.compile(r"\bpip3?\s+install\b|\buv\s+pip\s+install\b")
