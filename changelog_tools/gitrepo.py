@@ -207,7 +207,9 @@ class _BlobReader:
     def __init__(self, cwd: Path, env: dict[str, str]) -> None:
         try:
             self._proc = subprocess.Popen(
-                ["git", "cat-file", "--batch"],
+                # --follow-symlinks: a symlink in a tree reads as its target's bytes, as in a
+                # checkout (without it, a `*_mtp.sh` symlink read as the target's name).
+                ["git", "cat-file", "--batch", "--follow-symlinks"],
                 cwd=cwd,
                 env=env,
                 stdin=subprocess.PIPE,
@@ -234,6 +236,11 @@ class _BlobReader:
         if header.endswith((b" missing\n", b" ambiguous\n")):
             return None  # "<name> missing": a name may hold spaces, so match the end
         fields = header.split()
+        if len(fields) == 2 and fields[0] in _NO_TARGET and fields[1].isdigit():
+            # A symlink leaving the tree, dangling, looping or through a file: no file here.
+            # The reply is "<kind> <size>" then that many bytes and a newline.
+            proc.stdout.read(int(fields[1].decode("ascii")) + 1)
+            return None
         if len(fields) != 3 or not fields[2].isdigit():
             raise GitError(f"git cat-file answered {header!r} for {name!r}")
         size = int(fields[2].decode("ascii"))
@@ -245,6 +252,10 @@ class _BlobReader:
 
     def close(self) -> None:
         self._finalizer()
+
+
+# `git cat-file --follow-symlinks` replies for a symlink it cannot follow inside the tree.
+_NO_TARGET = (b"symlink", b"dangling", b"loop", b"notdir")
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:

@@ -32,6 +32,9 @@ def _under(path: str, prefix: str) -> bool:
     return path == directory or path.startswith(directory + "/")
 
 
+_SYMLINK = "symlink"  # in a listing instead of the object id: the link's bytes are a name
+
+
 @dataclass(frozen=True)
 class GitTree:
     """A :class:`TreeView` over the commit ``ref`` of ``repo`` (bytes read from git objects)."""
@@ -46,10 +49,10 @@ class GitTree:
 
     def read(self, path: str) -> bytes | None:
         if path not in self._blobs:
-            if self._listed:
+            if self._listed and self._listing.get(path) != _SYMLINK:
                 sha = self._listing.get(path)
                 self._blobs[path] = read_object(self.repo, sha) if sha else None
-            else:
+            else:  # a symlink reads as its target (the blob reader follows it), as checked out
                 self._blobs[path] = self.repo.read_blob(self.ref, path)
         return self._blobs[path]
 
@@ -59,7 +62,8 @@ class GitTree:
             for record in out.split("\0"):
                 meta, tab, name = record.partition("\t")
                 if tab and meta.split(" ")[1:2] == ["blob"]:
-                    self._listing[name] = meta.split(" ")[2]
+                    mode, _kind, sha = meta.split(" ")
+                    self._listing[name] = _SYMLINK if mode == "120000" else sha
             self._listed.append(True)
         return tuple(sorted(p for p in self._listing if _under(p, prefix)))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import run_cli
+from tests.conftest import git, run_cli
 from tests.lint.world import MTP_SCRIPT, change, found, lint_change, make_world
 
 MTP = "benchmarks/single_node/fixed_seq_len/alpha_fp8_h200_mtp.sh"
@@ -72,3 +72,23 @@ def test_the_command_reports_the_finding_and_exits_1(tmp_path: Path) -> None:
     assert f"{MTP}:4: CL710 run_benchmark_serving is called without" in proc.stdout
     ok = run_cli("lint", "--base-ref", "main", "--head-ref", "main", cwd=root)
     assert ok.returncode == 0, ok.stdout + ok.stderr
+
+
+def test_an_mtp_script_that_is_a_symlink_is_judged_by_its_target(tmp_path: Path) -> None:
+    # Review finding: git stores a symlink as a blob holding the target's name, so a *_mtp.sh
+    # symlink to a script without the flag read as a file with no benchmark call (n/a).
+    root = make_world(tmp_path / "r")
+    target = "benchmarks/helpers/gamma_impl.sh"
+    change(root, {target: MTP_SCRIPT.replace("    --use-chat-template \\\n", "")})
+    link = root / "benchmarks/single_node/fixed_seq_len/gamma_fp8_h200_mtp.sh"
+    link.symlink_to("../../helpers/gamma_impl.sh")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "link")
+    result = lint_change(root, rules=("chat-template",))
+    assert ("CL710", "benchmarks/single_node/fixed_seq_len/gamma_fp8_h200_mtp.sh", 4) in found(
+        result
+    )
+    audit = lint_change(root, rules=("chat-template",), audit=True)
+    assert ("CL710", "benchmarks/single_node/fixed_seq_len/gamma_fp8_h200_mtp.sh", 4) in found(
+        audit
+    )
