@@ -31,7 +31,7 @@ _SED_ENGINE = re.compile(
 # Options may come before the verb (`git -C DIR apply`, `patch -d DIR -p1`): the usual way to
 # patch an installed engine from outside its directory.
 _GIT_APPLY = re.compile(
-    r"\bgit\s+(?:(?:-[Cc]|--git-dir|--work-tree)[\s=]+(?!-)\S+\s+|--?[\w-]+\s+)*apply\b"
+    r"\bgit\s+(?:(?:-[Cc]|--git-dir|--work-tree)(?:=|\s+)(?!-)\S+\s+|--?[\w-]+\s+)*apply\b"
 )
 _PATCH_CMD = re.compile(
     r"(?:^|[\s;&|(])patch\s+(?:(?:-d|--directory)\s+(?!-)\S+\s+|-[A-Za-z]+\s+|--[\w-]+(?:=\S+)?\s+)*"
