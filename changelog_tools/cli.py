@@ -27,6 +27,7 @@ except KeyboardInterrupt:
 # name -> (module, attribute). Add a line here to add a subcommand.
 COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("changelog_tools.commands.validate", "validate"),
+    "new": ("changelog_tools.commands.new", "new"),
     "merge": ("changelog_tools.commands.merge", "merge"),
     "demo": ("changelog_tools.commands.demo", "demo"),
     "check": ("changelog_tools.commands.check", "check"),
