@@ -447,9 +447,7 @@ def unified_diff(before: bytes, after: bytes, path: str, context: int = 3) -> st
         match = _HUNK.fullmatch(line)
         if match:
             a, alen, b, blen = match.groups()
-            line = (
-                f"@@ -{int(a) + first_line}{alen or ''} +{int(b) + first_line}{blen or ''} @@\n"
-            )
+            line = f"@@ -{int(a) + first_line}{alen or ''} +{int(b) + first_line}{blen or ''} @@\n"
         out.append(line)
     return "".join(out)
 
