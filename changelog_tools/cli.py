@@ -191,14 +191,8 @@ def save_crash_log(exc: BaseException) -> Path:
     raise exc  # pragma: no cover - nowhere to write; let Python print it
 
 
-# Commands whose standard output is JSON whatever the flags (reuse-gate prints its outputs).
-JSON_ALWAYS = frozenset({"reuse-gate"})
-
-
 def _json_requested(args: list[str]) -> bool:
     """Whether the command line asks for ``--format json`` (read before click parses it)."""
-    if _command_name(args) in JSON_ALWAYS:
-        return True
     for i, arg in enumerate(args):
         if arg == "--":
             break

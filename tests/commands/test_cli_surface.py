@@ -11,7 +11,7 @@ import pytest
 
 import changelog_tools
 from changelog_tools.cli import COMMANDS, HELP, ROLES
-from tests.conftest import run_cli
+from tests.conftest import git, run_cli
 
 EXAMPLE = Path(changelog_tools.__file__).parent / "examples" / "inferencex-mini"
 
@@ -49,22 +49,25 @@ def test_a_github_failure_is_exit_3_and_json(tmp_path: Path) -> None:
     with socket.socket() as sock:  # a port nothing listens on: connection refused at once
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    (tmp_path / ".git").mkdir()
-    (tmp_path / ".changelog-tools.yaml").write_text("github-retries: 0\n")
+    origin, clone = tmp_path / "origin.git", tmp_path / "clone"
+    git(tmp_path, "init", "-q", "--bare", str(origin))
+    git(tmp_path, "init", "-q", "-b", "main", str(clone))
+    git(clone, "commit", "-q", "--allow-empty", "-m", "initial")
+    git(clone, "remote", "add", "origin", str(origin))
+    git(clone, "push", "-q", "origin", "main")
+    (clone / ".changelog-tools.yaml").write_text("github-retries: 0\n")
+    token = "ghs_surface_test_token_0123456789"
     env = {
-        "GH_TOKEN": "t0ken",
+        "GH_TOKEN": token,
         "GITHUB_API_URL": f"http://127.0.0.1:{port}",
         "GITHUB_REPOSITORY": "octo/widgets",
     }
-    # reuse-gate prints JSON whatever the flags, so its errors are JSON too
-    proc = run_cli(
-        "reuse-gate", "--event-name", "push", "--ref", "refs/heads/main",
-        "--commit-sha", "a" * 40, cwd=tmp_path, env=env,
-    )  # fmt: skip
+    proc = run_cli("merge", "7", "--dry-run", "--format", "json", cwd=clone, env=env)
     assert proc.returncode == 3, proc.stderr
     error = _error_doc(proc.stdout)
     assert error["code"] == "github"
-    assert "t0ken" not in proc.stdout + proc.stderr
+    assert "/repos/octo/widgets/pulls/7" in str(error["message"])
+    assert token not in proc.stdout + proc.stderr
 
 
 def test_without_format_json_errors_stay_on_stderr_only(tmp_path: Path) -> None:
