@@ -28,7 +28,7 @@ from changelog_tools import yamlload
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"
-SELF_REFERENCES = ("$/.", "./")
+SELF_REFERENCES = ("./",)
 _EXPR = re.compile(r"\$\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}")
 
 

@@ -31,7 +31,7 @@ def _throwaway(tmp_path: Path) -> Path:
 
 
 def _step(**with_: str) -> dict[str, object]:
-    return {"name": "tool", "uses": "$/.", "with": with_}
+    return {"name": "tool", "uses": "./", "with": with_}
 
 
 def test_validate_through_the_action_on_a_throwaway_repository(tmp_path: Path) -> None:
