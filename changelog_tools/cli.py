@@ -100,7 +100,7 @@ class LazyGroup(click.Group):
         names = self.list_commands(ctx)
         if not names:
             return
-        limit = formatter.width - 6 - max(len(name) for name in names)
+        limit = 90  # the first sentence, whole; write_dl wraps it to the width
         groups: dict[str, list[tuple[str, str]]] = {role: [] for role in (*ROLES, "Other")}
         for name in names:
             summary = SUMMARIES.get(name)
