@@ -341,19 +341,18 @@ def test_the_unified_diff_of_added_lines_is_a_valid_patch_with_correct_ranges() 
 
 @settings(max_examples=150, deadline=None)
 @given(
-    st.integers(1, 30),
-    st.lists(st.tuples(st.integers(0, 40), st.integers(0, 2)), max_size=4),
+    st.lists(st.sampled_from(["a\n", "b\n", "c\n", "pr-link: XXX\n"]), min_size=1, max_size=30),
+    st.lists(st.tuples(st.integers(0, 40), st.sampled_from(["", "x\n", "y\nz\n"])), max_size=4),
 )
 def test_the_windowed_diff_equals_difflib_on_the_whole_file(
-    count: int, edits: list[tuple[int, int]]
+    lines: list[str], edits: list[tuple[int, str]]
 ) -> None:
-    # unified_diff only diffs the window around the change; with lines that are all distinct
-    # (one way to align them) the result must be exactly difflib's on the whole file.
-    lines = [f"line {i}\n" for i in range(count)]
+    # unified_diff only diffs the window around the change; the result must be exactly what
+    # difflib prints for the whole file.
     new = list(lines)
-    for n, (at, width) in enumerate(edits):
+    for at, text in edits:
         i = at % (len(new) + 1)
-        new[i : i + 1] = [f"new {n}.{k}\n" for k in range(width)]
+        new[i : i + 1] = text.splitlines(True)
     before, after = "".join(lines).encode(), "".join(new).encode()
-    expected = "".join(difflib.unified_diff(lines, new, "a/f", "b/f"))
+    expected = "".join(difflib.unified_diff(lines, "".join(new).splitlines(True), "a/f", "b/f"))
     assert unified_diff(before, after, "f") == expected
