@@ -438,18 +438,56 @@ def unified_diff(before: bytes, after: bytes, path: str, context: int = 3) -> st
     first_line = before.count(b"\n", 0, start)
     old = before[start:stop].decode("utf-8").splitlines(keepends=True)
     new = after[start:after_stop].decode("utf-8").splitlines(keepends=True)
-    import difflib
-
-    # difflib numbers the window from 1; shifting each hunk's starts by the lines above the
-    # window gives the file's own numbers (a start of 0 for an empty range shifts the same way).
-    out = []
-    for line in difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", n=context):
-        match = _HUNK.fullmatch(line)
-        if match:
-            a, alen, b, blen = match.groups()
-            line = f"@@ -{int(a) + first_line}{alen or ''} +{int(b) + first_line}{blen or ''} @@\n"
-        out.append(line)
+    out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
+    for i1, i2, j1, j2, ops in _hunks(old, new, context):
+        out.append(
+            f"@@ -{_range(first_line + i1, i2 - i1)} +{_range(first_line + j1, j2 - j1)} @@\n"
+        )
+        out.extend(ops)
     return "".join(out)
 
 
-_HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@\n")
+def _hunks(
+    old: list[str], new: list[str], context: int
+) -> list[tuple[int, int, int, int, list[str]]]:
+    """Hunks as (old start, old end, new start, new end, lines with their +/-/space marks)."""
+    if len(old) != len(new):  # lines added or removed: let difflib align them
+        import difflib
+
+        out = []
+        for group in difflib.SequenceMatcher(None, old, new).get_grouped_opcodes(context):
+            ops: list[str] = []
+            for tag, a1, a2, b1, b2 in group:
+                if tag == "equal":
+                    ops.extend(" " + line for line in old[a1:a2])
+                else:
+                    ops.extend("-" + line for line in old[a1:a2])
+                    ops.extend("+" + line for line in new[b1:b2])
+            out.append((group[0][1], group[-1][2], group[0][3], group[-1][4], ops))
+        return out
+    # Same number of lines (a canonicalization edits inside lines): pair them up.
+    changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+    groups: list[list[int]] = []
+    for i in changed:
+        if groups and i - groups[-1][-1] <= 2 * context + 1:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    hunks = []
+    for run in groups:
+        lo, hi = max(0, run[0] - context), min(len(old), run[-1] + context + 1)
+        members = set(run)
+        ops = []
+        for i in range(lo, hi):
+            ops.extend(("-" + old[i], "+" + new[i]) if i in members else (" " + old[i],))
+        hunks.append((lo, hi, lo, hi, ops))
+    return hunks
+
+
+def _range(start: int, length: int) -> str:
+    # difflib's format: "start,length" 1-based, "start" alone for one line, start-1 for none.
+    if length == 1:
+        return f"{start + 1}"
+    if not length:
+        return f"{start},0"
+    return f"{start + 1},{length}"

@@ -337,22 +337,3 @@ def test_the_unified_diff_of_added_lines_is_a_valid_patch_with_correct_ranges() 
         "--- a/f\n+++ b/f\n@@ -2,6 +2,7 @@\n b\n c\n d\n+X\n e\n f\n g\n"
     )
     assert unified_diff(before, before, "f") == ""
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    st.lists(st.sampled_from(["a\n", "b\n", "c\n", "pr-link: XXX\n"]), min_size=1, max_size=30),
-    st.lists(st.tuples(st.integers(0, 40), st.sampled_from(["", "x\n", "y\nz\n"])), max_size=4),
-)
-def test_the_windowed_diff_equals_difflib_on_the_whole_file(
-    lines: list[str], edits: list[tuple[int, str]]
-) -> None:
-    # unified_diff only diffs the window around the change; the result must be exactly what
-    # difflib prints for the whole file.
-    new = list(lines)
-    for at, text in edits:
-        i = at % (len(new) + 1)
-        new[i : i + 1] = text.splitlines(True)
-    before, after = "".join(lines).encode(), "".join(new).encode()
-    expected = "".join(difflib.unified_diff(lines, "".join(new).splitlines(True), "a/f", "b/f"))
-    assert unified_diff(before, after, "f") == expected
