@@ -27,6 +27,7 @@ except KeyboardInterrupt:
 # name -> (module, attribute). Add a line here to add a subcommand.
 COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("changelog_tools.commands.validate", "validate"),
+    "new": ("changelog_tools.commands.new", "new"),
     "merge": ("changelog_tools.commands.merge", "merge"),
     "demo": ("changelog_tools.commands.demo", "demo"),
     "check": ("changelog_tools.commands.check", "check"),
@@ -46,7 +47,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 # keeps each line equal to the command's own help; a command missing here still lists, at the
 # price of importing it.
 SUMMARIES: dict[str, str] = {
-    "validate": "Validate a whole changelog file: bytes, YAML safety, entry shape and schema.",
+    "validate": "Validate whole changelog files: bytes, YAML safety, entry shape and schema.",
+    "new": "Append a new entry to the changelog, formatted, resolved and checked.",
     "merge": "Merge pull request PR so that main reuses its sweep instead of sweeping again.",
     "demo": "Show the whole flow on a throwaway repository, with the real commands.",
     "check": "Check a change to the changelog: what CI runs on every pull request and push to "
@@ -64,18 +66,42 @@ SUMMARIES: dict[str, str] = {
     "install-merge-driver": "Install the changelog merge driver in this repository (idempotent).",
 }
 
+# Who runs each command, and one example, for `changelog-tools --help`. Add a line here with
+# each line added to COMMANDS; a command missing here is listed under "Other".
+ROLES = ("Authors", "CI", "Maintainers", "git")
+HELP: dict[str, tuple[str, str]] = {
+    "new": (
+        "Authors",
+        "changelog-tools new --config-key 'dsr1-fp8-h200-*' --description 'Bump SGLang'",
+    ),
+    "validate": ("Authors", "changelog-tools validate perf-changelog.yaml"),
+    "keys": ("Authors", "changelog-tools keys 'dsr1-fp4-*'"),
+    "lint": ("Authors", "changelog-tools lint"),
+    "check": ("CI", "changelog-tools check --pr 2650 --format github"),
+    "reuse-gate": ("CI", "changelog-tools reuse-gate"),
+    "signoff": ("CI", "changelog-tools signoff --help"),
+    "merge": ("Maintainers", "changelog-tools merge 2650 --dry-run"),
+    "canonicalize": ("Maintainers", "changelog-tools canonicalize --pr 2650"),
+    "resolve": ("Maintainers", "changelog-tools resolve --pr 2650 --add"),
+    "demo": ("Maintainers", "changelog-tools demo"),
+    "install-merge-driver": ("git", "changelog-tools install-merge-driver"),
+    "merge-driver": ("git", "git merge origin/main  # git runs it once installed"),
+}
+
 
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """Click's command list, from :data:`SUMMARIES` instead of importing every command."""
+        """The commands grouped by who runs them, each with its summary and one example.
+
+        Summaries come from :data:`SUMMARIES`, so listing them imports no command."""
         names = self.list_commands(ctx)
         if not names:
             return
-        limit = formatter.width - 6 - max(len(name) for name in names)
-        rows: list[tuple[str, str]] = []
+        limit = 90  # the first sentence, whole; write_dl wraps it to the width
+        groups: dict[str, list[tuple[str, str]]] = {role: [] for role in (*ROLES, "Other")}
         for name in names:
             summary = SUMMARIES.get(name)
             # A stand-in command shortens the summary exactly as the real one would.
@@ -84,10 +110,23 @@ class LazyGroup(click.Group):
                 if summary is None
                 else click.Command(name, help=summary)
             )
-            if command is not None and not command.hidden:
-                rows.append((name, command.get_short_help_str(limit)))
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
+            if command is None or command.hidden:
+                continue
+            role, example = HELP.get(name, ("Other", ""))
+            groups[role].append((name, command.get_short_help_str(limit)))
+            if example:
+                groups[role].append(("", f"e.g. {example}"))
+        titles = {
+            "Authors": "For authors of a change",
+            "CI": "For CI (workflow steps)",
+            "Maintainers": "For maintainers",
+            "git": "For git (hooks and drivers)",
+            "Other": "Other commands",
+        }
+        for role, rows in groups.items():
+            if rows:
+                with formatter.section(titles[role]):
+                    formatter.write_dl(rows, col_spacing=2)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = COMMANDS.get(cmd_name)
@@ -115,7 +154,13 @@ def cli() -> None:
       4  a flow stopped safely; what it did remotely is printed, a re-run resumes
       70 internal error (a log file was saved)
 
-    Run `changelog-tools COMMAND --help` for each command.
+    Run `changelog-tools COMMAND --help` for each command. With --format json, an error
+    (exit 2 or 3) is also one JSON object on stdout: {"schema-version", "error": {"code",
+    "message", ...}}.
+
+    \b
+    Shell completion (bash; zsh and fish likewise with zsh_source / fish_source):
+      eval "$(_CHANGELOG_TOOLS_COMPLETE=bash_source changelog-tools)"
     """
 
 
@@ -146,10 +191,57 @@ def save_crash_log(exc: BaseException) -> Path:
     raise exc  # pragma: no cover - nowhere to write; let Python print it
 
 
+def _json_requested(args: list[str]) -> bool:
+    """Whether the command line asks for ``--format json`` (read before click parses it)."""
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == "--format=json" or (arg == "--format" and args[i + 1 : i + 2] == ["json"]):
+            return True
+    return False
+
+
+def _command_name(args: list[str]) -> str | None:
+    return next((a for a in args if a in COMMANDS), None)
+
+
+def _error_code(exc: BaseException) -> str:
+    from changelog_tools import errors
+
+    for cls, code in (
+        (errors.ConfigError, "config"),
+        (errors.UsageError, "usage"),
+        (errors.GitError, "git"),
+        (errors.GitHubError, "github"),
+        (errors.ExternalError, "external"),
+        (errors.AbortedError, "aborted"),
+        (errors.DataError, "data"),
+        (click.ClickException, "usage"),
+    ):
+        if isinstance(exc, cls):
+            return code
+    return "internal"
+
+
+def _print_json_error(
+    args: list[str], exc: BaseException, exit_code: int, message: str, hint: str | None
+) -> None:
+    """One JSON object on stdout for a failed command, so a `--format json` step can parse it."""
+    from changelog_tools.diagnostics import json_text
+
+    error: dict[str, Any] = {"code": _error_code(exc), "exit-code": exit_code, "message": message}
+    if hint:
+        error["hint"] = hint
+    doc = {"command": _command_name(args), "ok": False, "error": error}
+    click.echo(json_text(doc), nl=False)
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI and return the exit code instead of exiting (used by tests and main)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    as_json = _json_requested(args)
     try:
-        result: Any = cli.main(args=argv, prog_name="changelog-tools", standalone_mode=False)
+        result: Any = cli.main(args=args, prog_name="changelog-tools", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("interrupted", err=True)
         return int(ExitCode.INTERRUPTED)
@@ -160,19 +252,23 @@ def run(argv: list[str] | None = None) -> int:
         return int(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
-        return int(ExitCode.USAGE) if exc.exit_code == 2 else int(exc.exit_code)
+        code = int(ExitCode.USAGE) if exc.exit_code == 2 else int(exc.exit_code)
+        if as_json:
+            _print_json_error(args, exc, code, exc.format_message(), None)
+        return code
     except ChangelogToolsError as exc:
         click.echo(f"error: {exc.message}", err=True)
         if exc.hint:
             click.echo(f"hint: {exc.hint}", err=True)
+        if as_json and exc.exit_code in (ExitCode.USAGE, ExitCode.EXTERNAL):
+            _print_json_error(args, exc, int(exc.exit_code), exc.message, exc.hint)
         return int(exc.exit_code)
     except Exception as exc:
         log = save_crash_log(exc)
-        click.echo(
-            f"internal error: {type(exc).__name__}: {exc} (details saved to {log}; "
-            "please report it)",
-            err=True,
-        )
+        message = f"internal error: {type(exc).__name__}: {exc}"
+        click.echo(f"{message} (details saved to {log}; please report it)", err=True)
+        if as_json:
+            _print_json_error(args, exc, int(ExitCode.INTERNAL), message, f"details in {log}")
         return int(ExitCode.INTERNAL)
     if isinstance(result, int):
         return result

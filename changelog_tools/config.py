@@ -108,7 +108,9 @@ OPTIONS: tuple[Option, ...] = (
         "github-api-url",
         None,
         {"type": ["string", "null"]},
-        "GitHub API base URL. Unset: `GITHUB_API_URL` from the environment, else the public API.",
+        "GitHub API base URL. Unset: `GITHUB_API_URL` from the environment, else the public "
+        "API. In GitHub Actions the runner's `GITHUB_API_URL` wins and a value here that "
+        "disagrees is refused (a pull request must not redirect the token).",
     ),
     Option(
         "github-retries",

@@ -450,6 +450,20 @@ def render_text(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Version of every JSON document the tool prints (reports, outcomes, step outputs, errors).
+# Bump it when a key is removed or changes meaning; adding a key does not bump it.
+SCHEMA_VERSION = 1
+
+
+def json_text(doc: Mapping[str, Any]) -> str:
+    """``doc`` as the tool prints JSON: ``schema-version`` first, indented, one trailing newline."""
+    full = {"schema-version": SCHEMA_VERSION, **doc}
+    try:
+        return json.dumps(full, indent=2, sort_keys=False, allow_nan=False) + "\n"
+    except ValueError:  # a YAML `.nan`/`.inf` echoed back: NaN is not JSON, write it as text
+        return json.dumps(_finite(full), indent=2, sort_keys=False) + "\n"
+
+
 def render_json(report: Report) -> str:
     doc: dict[str, Any] = {
         "command": report.command,
@@ -467,10 +481,7 @@ def render_json(report: Report) -> str:
             code: {"errors": e, "warnings": w} for code, (e, w) in sorted(report.hidden.items())
         }
     doc.update(report.data)
-    try:
-        return json.dumps(doc, indent=2, sort_keys=False, allow_nan=False) + "\n"
-    except ValueError:  # a YAML `.nan`/`.inf` echoed back: NaN is not JSON, write it as text
-        return json.dumps(_finite(doc), indent=2, sort_keys=False) + "\n"
+    return json_text(doc)
 
 
 def _finite(value: Any) -> Any:

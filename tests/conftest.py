@@ -26,6 +26,23 @@ INFERENCEX = Path(
 )
 
 
+def pytest_report_header() -> str:
+    import changelog_tools
+
+    return f"changelog_tools under test: {Path(changelog_tools.__file__).resolve().parent}"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # .ci/run sets this for its run against the installed wheel: the suite must exercise that
+    # install (its package data, its console script), not the source tree beside the tests.
+    if os.environ.get("CHANGELOG_TOOLS_TEST_INSTALLED"):
+        import changelog_tools
+
+        where = Path(changelog_tools.__file__).resolve()
+        if where.is_relative_to(REPO_ROOT) or "site-packages" not in where.parts:
+            raise pytest.UsageError(f"changelog_tools came from {where}, not an installed wheel")
+
+
 def inferencex_file(relative: str) -> Path:
     path = INFERENCEX / relative
     if not path.is_file():

@@ -37,6 +37,12 @@ from changelog_tools.config import Config
               help="Skip config-key, coverage and append-only scope rules (replaying history).")  # fmt: skip
 @click.option("--strict", is_flag=True,
               help="Warnings (trailing spaces, uncovered config changes) become errors.")  # fmt: skip
+@click.option("--all-evals", is_flag=True,
+              help="Run-wide modifier (InferenceX's `all-evals` label): evals on every point. "
+              "Carried into the JSON result's `modifiers` for the sweep-matrix step.")  # fmt: skip
+@click.option("--evals-only", is_flag=True,
+              help="Run-wide modifier (the `evals-only` label): no throughput benchmarks. "
+              "Carried into the JSON result's `modifiers`.")  # fmt: skip
 @format_option
 @config_option
 def check(
@@ -52,6 +58,8 @@ def check(
     base_master_configs: tuple[str, ...],
     no_config_keys: bool,
     strict: bool,
+    all_evals: bool,
+    evals_only: bool,
     output_format: str,
     config: Config,
 ) -> int:
@@ -92,8 +100,14 @@ def check(
     Exit status: 0 ok (warnings allowed), 1 a rule failed, 2 usage or configuration error,
     3 git failed.
     \b
+    --all-evals/--evals-only (the flags of InferenceX's validate_perf_changelog.py) do not
+    change the verdict; they are recorded under `modifiers` in the JSON result so the step that
+    builds the sweep matrix reads them from one place.
+
+    \b
     Examples:
       changelog-tools check --pr 2650
+      changelog-tools check --pr-number 2650 --all-evals --format json > check.json
       changelog-tools check --main --base-ref HEAD^ --format github
       changelog-tools check --base-file old.yaml --head-file perf-changelog.yaml --pr 12
       changelog-tools check --base-ref v1 --head-ref v2 --no-config-keys --format json
@@ -122,4 +136,5 @@ def check(
     result = run_check(
         request, config, env=os.environ, progress=lambda msg: click.echo(msg, err=True)
     )
+    result.report.data["modifiers"] = {"all-evals": all_evals, "evals-only": evals_only}
     return emit(result.report, output_format)

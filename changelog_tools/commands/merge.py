@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from changelog_tools.commands._common import PR_NUMBER, config_option
@@ -130,7 +128,9 @@ def merge(
         live=live if stderr_is_tty else None,
     )
     if output_format == "json":
-        click.echo(json.dumps(outcome.to_json(), indent=2))
+        from changelog_tools import diagnostics as dx
+
+        click.echo(dx.json_text(outcome.to_json()), nl=False)
     else:
         click.echo(render_outcome(outcome), nl=False)
     return int(ExitCode.OK)

@@ -102,7 +102,6 @@ def install_merge_driver(global_: bool, output_format: str, config: Config) -> i
     Exit status: 0 installed (or already installed), 2 usage error, 3 git failed.
     Example:  changelog-tools install-merge-driver
     """
-    import json
 
     from changelog_tools.gitrepo import open_repo
     from changelog_tools.ledger.mergedriver import install
@@ -110,7 +109,9 @@ def install_merge_driver(global_: bool, output_format: str, config: Config) -> i
     repo = open_repo(Path.cwd())
     done = install(repo, config=config, global_=global_)
     if output_format == "json":
-        click.echo(json.dumps({"command": "install-merge-driver", **done.as_json()}, indent=2))
+        from changelog_tools import diagnostics as dx
+
+        click.echo(dx.json_text({"command": "install-merge-driver", **done.as_json()}), nl=False)
     else:
         line = done.attributes_line
         state = "added" if done.attributes_changed else "already present"

@@ -122,6 +122,7 @@ def gate(
 )
 @click.option(
     "--pr",
+    "--pr-number",
     "pr_number",
     type=PR_NUMBER,
     help="Pull request number  [default: from the event payload]",
@@ -133,7 +134,12 @@ def gate(
 @click.option(
     "--before", help="Main before the push, for the drift guard  [default: `before` of the payload]"
 )
-@click.option("--workflow", help="Sweep workflow file  [default: config `sweep-workflow`]")
+@click.option(
+    "--workflow",
+    "--workflow-id",
+    "workflow",
+    help="Sweep workflow file  [default: config `sweep-workflow`]",
+)
 @click.option(
     "--repo",
     "repository",
@@ -240,7 +246,9 @@ def reuse_gate(
     if decision.refused and env.get("GITHUB_ACTIONS") == "true":
         click.echo(f"::warning title=reuse refused::{_escape(decision.reason)}", err=True)
     _progress(decision.reason)
-    click.echo(json.dumps(outputs, indent=2))
+    from changelog_tools import diagnostics as dx
+
+    click.echo(dx.json_text(outputs), nl=False)
     return 0
 
 

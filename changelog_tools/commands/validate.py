@@ -12,14 +12,15 @@ from changelog_tools.ledger.validate import validate_file
 
 
 @click.command()
-@click.argument("path", required=False, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @format_option
 @config_option
-def validate(path: Path | None, output_format: str, config: Config) -> int:
-    """Validate a whole changelog file: bytes, YAML safety, entry shape and schema.
+def validate(paths: tuple[Path, ...], output_format: str, config: Config) -> int:
+    """Validate whole changelog files: bytes, YAML safety, entry shape and schema.
 
     PATH defaults to the configured changelog (`changelog` option, perf-changelog.yaml at the
-    repository root). Every problem is reported, not just the first.
+    repository root); several PATHs (as pre-commit passes them) are each validated and
+    reported together. Every problem is reported, not just the first.
 
     \b
     Checks: valid UTF-8; ends with a newline; no CR, tab or NUL; size limit; one YAML
@@ -31,8 +32,19 @@ def validate(path: Path | None, output_format: str, config: Config) -> int:
     Exit status: 0 valid, 1 invalid, 2 usage or configuration error.
     Example:  changelog-tools validate --format github perf-changelog.yaml
     """
-    target = path if path is not None else config.changelog_path
-    report = validate_file(
-        target, display=display_path(target, config), max_size=config.max_file_size
-    )
-    return emit(report, output_format)
+    from changelog_tools import diagnostics as dx
+
+    targets = paths or (config.changelog_path,)
+    reports = [
+        validate_file(t, display=display_path(t, config), max_size=config.max_file_size)
+        for t in targets
+    ]
+    if len(reports) == 1:
+        return emit(reports[0], output_format)
+    merged = dx.Report(command="validate", subject=f"{len(reports)} files")
+    for report in reports:
+        merged.extend(report.diagnostics)
+    merged.data["files"] = [
+        {"file": r.data["file"], "entries": r.data["entries"], "ok": r.ok} for r in reports
+    ]
+    return emit(merged, output_format)

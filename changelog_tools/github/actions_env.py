@@ -24,8 +24,28 @@ _REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
 def resolve_api_url(config: Config, env: Mapping[str, str]) -> str:
-    """API base URL: configuration, else ``GITHUB_API_URL`` (set by Actions), else public."""
-    url = config.github_api_url or env.get("GITHUB_API_URL") or PUBLIC_API_URL
+    """API base URL: configuration, else ``GITHUB_API_URL`` (set by Actions), else public.
+
+    In a workflow (``GITHUB_ACTIONS`` set) the runner's URL wins: the configuration file sits
+    in the checked-out tree, which a pull request can change, so a ``github-api-url`` there that
+    disagrees would send the workflow's token to a server the PR chose. Such a value is refused
+    rather than silently ignored, so a genuine misconfiguration is not hidden either.
+    """
+    configured = config.github_api_url
+    if env.get("GITHUB_ACTIONS"):
+        url = _checked_url(env.get("GITHUB_API_URL") or PUBLIC_API_URL)
+        if configured and _checked_url(configured) != url:
+            source = config.source or "the configuration"
+            raise ConfigError(
+                f"{source}: github-api-url {configured!r} disagrees with the workflow's "
+                f"GITHUB_API_URL {url!r}; in GitHub Actions the token only goes to the runner's API",
+                hint="remove github-api-url from the configuration (the runner sets GITHUB_API_URL)",
+            )
+        return url
+    return _checked_url(configured or env.get("GITHUB_API_URL") or PUBLIC_API_URL)
+
+
+def _checked_url(url: str) -> str:
     split = urllib.parse.urlsplit(url)
     if split.scheme not in ("http", "https") or not split.hostname:
         raise ConfigError(f"GitHub API URL {url!r} is not an http(s) URL")

@@ -396,7 +396,7 @@ def gone_message(python: str) -> str:
         f"the Python it was installed with ({python}) is gone (was its virtualenv removed?), or "
         "changelog-tools was uninstalled from it, so "
         "the file was not resolved; git's conflict markers are in it. Reinstall: `pip install "
-        "changelog-tools`, run `changelog-tools install-merge-driver`, then `changelog-tools "
+        "perf-changelog-tools`, run `changelog-tools install-merge-driver`, then `changelog-tools "
         "resolve` (or resolve by hand)."
     )
 

@@ -47,6 +47,19 @@ def test_the_api_url_comes_from_config_then_github_api_url_then_the_public_api()
         resolve_api_url(plain, {"GITHUB_API_URL": "ftp://x"})
 
 
+def test_in_a_workflow_the_runner_api_url_wins_and_a_disagreeing_config_is_refused() -> None:
+    plain = config_mod.defaults()
+    configured = dataclasses.replace(plain, github_api_url="http://127.0.0.1:9/api/v3/")
+    runner = {"GITHUB_ACTIONS": "true", "GITHUB_API_URL": "https://ghe.example.invalid/api/v3"}
+    assert resolve_api_url(plain, runner) == "https://ghe.example.invalid/api/v3"
+    with pytest.raises(ConfigError, match="disagrees with the workflow's GITHUB_API_URL"):
+        resolve_api_url(configured, runner)
+    with pytest.raises(ConfigError, match="disagrees"):  # no runner URL: the public API
+        resolve_api_url(configured, {"GITHUB_ACTIONS": "true"})
+    agreeing = dataclasses.replace(plain, github_api_url="https://ghe.example.invalid/api/v3/")
+    assert resolve_api_url(agreeing, runner) == "https://ghe.example.invalid/api/v3"
+
+
 def test_the_repository_comes_from_the_flag_then_github_repository_then_config() -> None:
     config = config_mod.defaults()
     assert resolve_repository(config, {"GITHUB_REPOSITORY": "a/b"}, "c/d") == "c/d"

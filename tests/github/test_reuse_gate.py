@@ -644,6 +644,7 @@ def test_the_command_in_a_pull_request_workflow_needs_no_flags(
     proc = run_cli("reuse-gate", cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr
     outputs = json.loads(proc.stdout)
+    assert outputs.pop("schema-version") == 1  # stdout's document; the step outputs lack it
     assert outputs["skip-pr-sweep"] == "true" and outputs["reuse-enabled"] == "false"
     assert read_step_outputs((tmp_path / "output").read_text()) == outputs
     assert (
@@ -724,6 +725,7 @@ def test_the_command_reuses_a_real_squash_merge_and_links_the_source_run(tmp_pat
         proc = run_cli("reuse-gate", cwd=ci, env=env)
     assert proc.returncode == 0, proc.stderr
     outputs = json.loads(proc.stdout)
+    assert outputs.pop("schema-version") == 1  # stdout's document; the step outputs lack it
     assert outputs["reuse-enabled"] == "true", outputs["reuse-reason"]
     assert (outputs["reuse-source-run-id"], outputs["reuse-source-head-sha"]) == (
         str(run.id),

@@ -27,9 +27,9 @@ entries = st.builds(
     SynthEntry,
     config_keys=st.lists(words, min_size=1, max_size=3).map(tuple),
     description=st.lists(
-        st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), max_size=30).map(
-            lambda s: s.replace("\\", "/").replace('"', "'")
-        ),
+        st.text(
+            alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), max_size=30
+        ).map(lambda s: s.replace("\\", "/").replace('"', "'")),
         min_size=1,
         max_size=3,
     ).map(tuple),

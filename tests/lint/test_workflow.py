@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
-from changelog_tools import yamlload
 from tests.conftest import REPO_ROOT, git
 from tests.lint.world import MTP_SCRIPT, change, make_world
 
@@ -16,19 +14,25 @@ MTP = "benchmarks/single_node/fixed_seq_len/alpha_fp8_h200_mtp.sh"
 STEP = "Lint recipes and master configs (annotations)"
 
 
-def _step() -> str:
-    text = (REPO_ROOT / ".github/workflows/check-changelog.yml").read_text()
-    steps = yamlload.load(text).value["jobs"]["lint"]["steps"]
-    script: str = next(s["run"] for s in steps if s.get("name") == STEP)
-    return script
-
-
 def _run(root: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    full = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-            **env}  # fmt: skip
-    return subprocess.run(
-        ["bash", "-e", "-c", _step()], cwd=root, env=full, capture_output=True, text=True
-    )
+    """The lint job's two steps as the runner runs them: the range step's script, then the
+    composite action with its output (tests/actionrunner.py)."""
+    from tests.actionrunner import find_step, load_steps, run_step
+
+    steps = load_steps(REPO_ROOT / ".github/workflows/check-changelog.yml", "lint")
+    full = {**os.environ, **env}
+    output = root.parent / "range-output"
+    output.write_text("")
+    script = find_step(steps, "Choose what to lint")["run"]
+    subprocess.run(["bash", "-e", "-c", script], cwd=root, check=True,
+                   env={**full, "GITHUB_OUTPUT": str(output)})  # fmt: skip
+    outputs = dict(line.split("=", 1) for line in output.read_text().splitlines())
+    context = {
+        "github": {"event": {"pull_request": {"number": env.get("PR_NUMBER", "")}}},
+        "steps": {"range": {"outputs": outputs}},
+    }
+    result = run_step(find_step(steps, STEP), cwd=root, context=context, env=full)
+    return subprocess.CompletedProcess([], result.returncode, result.stdout, result.stderr)
 
 
 def test_the_lint_step_annotates_a_pull_request_at_the_line(tmp_path: Path) -> None:

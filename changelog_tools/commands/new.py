@@ -1,0 +1,105 @@
+"""`changelog-tools new`: append a correctly formatted changelog entry."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from changelog_tools.commands._common import config_option, emit, format_option
+from changelog_tools.config import Config
+from changelog_tools.ledger.new import SCENARIO_TYPES
+
+
+@click.command()
+@click.option("--config-key", "config_keys", multiple=True, required=True, metavar="KEY",
+              help="A master-config key or `*` wildcard to sweep (repeatable).")  # fmt: skip
+@click.option("--description", "descriptions", multiple=True, metavar="TEXT",
+              help="One point of the description (repeatable). Without it, $VISUAL or $EDITOR "
+              "opens a template, as `git commit` does.")  # fmt: skip
+@click.option("--scenario-type", "scenario_types", multiple=True,
+              type=click.Choice(SCENARIO_TYPES), help="Scenario the entry selects (repeatable; "
+              "default: all).")  # fmt: skip
+@click.option("--evals-only", is_flag=True, help="Run evals only (no throughput benchmarks).")
+@click.option("--all-evals", is_flag=True, help="Evals on every point, no throughput.")
+@click.option("--dry-run", is_flag=True, help="Print the entry and check it; write nothing.")
+@format_option
+@config_option
+def new(
+    config_keys: tuple[str, ...],
+    descriptions: tuple[str, ...],
+    scenario_types: tuple[str, ...],
+    evals_only: bool,
+    all_evals: bool,
+    dry_run: bool,
+    output_format: str,
+    config: Config,
+) -> int:
+    """Append a new entry to the changelog, formatted, resolved and checked.
+
+    Every --config-key must match a key of the master configs (`master-configs` option);
+    a miss is refused with a "did you mean" hint. The entry goes at the end of the file after
+    one blank line, with the placeholder pr-link (`canonicalize` fills in the number once the
+    pull request has one). The whole result must pass `check` before anything is written, and
+    it is written atomically: on any error the file is untouched.
+
+    \b
+    Exit status: 0 appended, 1 refused (diagnostics printed; nothing written), 2 usage or
+    configuration error, 4 the description was left empty in the editor (nothing written).
+    \b
+    Examples:
+      changelog-tools new --config-key 'dsr1-fp8-h200-*' --description "Bump SGLang to 0.5.2"
+      changelog-tools new --config-key llama70b-fp8-gpu-a-vllm --scenario-type agentic-coding
+    """
+    from changelog_tools import diagnostics as dx
+    from changelog_tools.errors import AbortedError, UsageError
+    from changelog_tools.ledger import new as core
+    from changelog_tools.ledger.guard import Refusal
+
+    entry = core.Entry(
+        config_keys=config_keys,
+        description=descriptions,
+        scenario_types=scenario_types,
+        evals_only=evals_only,
+        all_evals=all_evals,
+    )
+    if not descriptions:
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not editor and not sys.stdin.isatty():
+            raise UsageError(
+                "no --description and no editor to write one in",
+                hint="pass --description TEXT, or set EDITOR",
+            )
+        edited = click.edit(core.template(entry, config=config), editor=editor, extension=".txt")
+        points = core.description_from_edit(edited or "")
+        if not points:
+            raise AbortedError("aborting: the description is empty; nothing was written")
+        entry = core.Entry(
+            config_keys=config_keys,
+            description=points,
+            scenario_types=scenario_types,
+            evals_only=evals_only,
+            all_evals=all_evals,
+        )
+    report = dx.Report(command="new")
+    try:
+        if dry_run:
+            _, _, appended = core.prepare(entry, config=config)
+        else:
+            appended = core.append_entry(entry, config=config)
+    except Refusal as exc:
+        report.extend(exc.diagnostics)
+        report.subject = config.changelog
+        return emit(report, output_format)
+    report.extend(appended.warnings)
+    verb = "would append" if dry_run else "appended"
+    report.subject = f"{verb} an entry at {appended.path}:{appended.line}"
+    report.data.update(core.entry_json(appended))
+    report.data["written"] = not dry_run
+    if output_format == "text":
+        click.echo(appended.text, nl=False)
+        for pattern, keys in appended.resolved.items():
+            if keys != (pattern,):
+                click.echo(f"# {pattern} -> {', '.join(keys)}", err=True)
+    return emit(report, output_format)

@@ -1,0 +1,153 @@
+"""What every command shares at the surface: errors as JSON, `schema-version`, help grouped by
+who runs each command, shell completion. Through the installed console script."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+import changelog_tools
+from changelog_tools.cli import COMMANDS, HELP, ROLES
+from tests.conftest import git, run_cli
+
+EXAMPLE = Path(changelog_tools.__file__).parent / "examples" / "inferencex-mini"
+
+
+def _error_doc(stdout: str) -> dict[str, object]:
+    doc = json.loads(stdout)  # exactly one JSON document, nothing else on stdout
+    assert doc["schema-version"] == 1
+    assert doc["ok"] is False
+    error = doc["error"]
+    assert isinstance(error, dict)
+    return error
+
+
+def test_a_usage_error_with_format_json_is_one_json_object(tmp_path: Path) -> None:
+    proc = run_cli("check", "--format", "json", "--no-such-flag", cwd=tmp_path)
+    assert proc.returncode == 2
+    error = _error_doc(proc.stdout)
+    assert error["code"] == "usage" and error["exit-code"] == 2
+    assert "--no-such-flag" in str(error["message"])
+    assert "No such option" in proc.stderr  # the person reading the log still sees it
+
+
+def test_a_configuration_error_names_its_code_and_hint(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".changelog-tools.yaml").write_text("changelgo: x.yaml\n")
+    proc = run_cli("validate", "--format=json", cwd=tmp_path)
+    assert proc.returncode == 2
+    error = _error_doc(proc.stdout)
+    assert error["code"] == "config"
+    assert "unknown option 'changelgo'" in str(error["message"])
+    assert error["hint"] == "did you mean 'changelog'?"
+
+
+def test_a_github_failure_is_exit_3_and_json(tmp_path: Path) -> None:
+    with socket.socket() as sock:  # a port nothing listens on: connection refused at once
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    origin, clone = tmp_path / "origin.git", tmp_path / "clone"
+    git(tmp_path, "init", "-q", "--bare", str(origin))
+    git(tmp_path, "init", "-q", "-b", "main", str(clone))
+    git(clone, "commit", "-q", "--allow-empty", "-m", "initial")
+    git(clone, "remote", "add", "origin", str(origin))
+    git(clone, "push", "-q", "origin", "main")
+    (clone / ".changelog-tools.yaml").write_text("github-retries: 0\n")
+    token = "ghs_surface_test_token_0123456789"
+    env = {
+        "GH_TOKEN": token,
+        "GITHUB_API_URL": f"http://127.0.0.1:{port}",
+        "GITHUB_REPOSITORY": "octo/widgets",
+    }
+    proc = run_cli("merge", "7", "--dry-run", "--format", "json", cwd=clone, env=env)
+    assert proc.returncode == 3, proc.stderr
+    error = _error_doc(proc.stdout)
+    assert error["code"] == "github"
+    assert "/repos/octo/widgets/pulls/7" in str(error["message"])
+    assert token not in proc.stdout + proc.stderr
+
+
+def test_without_format_json_errors_stay_on_stderr_only(tmp_path: Path) -> None:
+    proc = run_cli("validate", "missing.yaml", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.startswith("error: missing.yaml")
+
+
+def test_an_option_value_that_merely_says_json_is_not_format_json(tmp_path: Path) -> None:
+    proc = run_cli("validate", "--", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+
+
+def test_every_json_report_carries_the_schema_version() -> None:
+    for args in (
+        ("validate", "--format", "json"),
+        ("keys", "--format", "json"),
+        ("check", "--base-file", "perf-changelog.yaml", "--head-file", "perf-changelog.yaml",
+         "--format", "json"),
+    ):  # fmt: skip
+        proc = run_cli(*args, cwd=EXAMPLE)
+        doc = json.loads(proc.stdout)
+        assert doc["schema-version"] == 1, args
+        assert next(iter(doc)) == "schema-version"
+
+
+def test_check_carries_the_reference_modifiers_into_its_json() -> None:
+    proc = run_cli(
+        "check", "--base-file", "perf-changelog.yaml", "--head-file", "perf-changelog.yaml",
+        "--all-evals", "--format", "json", cwd=EXAMPLE,
+    )  # fmt: skip
+    assert json.loads(proc.stdout)["modifiers"] == {"all-evals": True, "evals-only": False}
+
+
+def test_reuse_gate_accepts_the_reference_flag_names() -> None:
+    proc = run_cli("reuse-gate", "--help")
+    assert "--pr, --pr-number" in proc.stdout
+    assert "--workflow, --workflow-id" in proc.stdout
+
+
+def test_help_groups_every_command_by_who_runs_it_with_an_example() -> None:
+    proc = run_cli("--help")
+    assert proc.returncode == 0
+    out = proc.stdout
+    headings = [
+        "For authors of a change:",
+        "For CI (workflow steps):",
+        "For maintainers:",
+        "For git (hooks and drivers):",
+    ]
+    positions = [out.index(h) for h in headings]
+    assert positions == sorted(positions)
+    assert "Other commands" not in out  # every command has its role
+    for name in COMMANDS:
+        role, _example = HELP[name]
+        assert role in ROLES
+        assert f"  {name} " in out
+    assert out.count("e.g. ") == len(COMMANDS)
+    authors = out[positions[0] : positions[1]]
+    assert "  new " in authors and "  validate " in authors
+    assert "  merge-driver " in out[positions[3] :]
+
+
+@pytest.mark.parametrize("prefix", ["re", "me"])
+def test_shell_completion_completes_command_names(prefix: str) -> None:
+    proc = run_cli(
+        env={
+            "_CHANGELOG_TOOLS_COMPLETE": "bash_complete",
+            "COMP_WORDS": f"changelog-tools {prefix}",
+            "COMP_CWORD": "1",
+        }
+    )
+    assert proc.returncode == 0
+    names = {line.split(",", 1)[1] for line in proc.stdout.splitlines()}
+    assert names == {n for n in COMMANDS if n.startswith(prefix)}
+
+
+def test_the_bash_completion_script_is_printed() -> None:
+    proc = run_cli(env={"_CHANGELOG_TOOLS_COMPLETE": "bash_source"})
+    assert proc.returncode == 0
+    assert "complete -o nosort -F" in proc.stdout and "changelog-tools" in proc.stdout

@@ -1,0 +1,99 @@
+"""The composite action (action.yml) in a throwaway repository's workflow, run step by step as
+the runner would (tests/actionrunner.py), against the fake GitHub where the command needs it."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from changelog_tools.testing.fakegithub import FakeGitHub
+from tests.actionrunner import run_step
+from tests.conftest import commit_files, git
+from tests.fakegithub_fixtures import env_for
+
+EXAMPLE_CHANGELOG = Path(__file__).resolve().parent.parent / "examples/inferencex-mini"
+
+
+def _throwaway(tmp_path: Path) -> Path:
+    repo = tmp_path / "bench"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    files = {
+        p.relative_to(EXAMPLE_CHANGELOG).as_posix(): p.read_bytes()
+        for p in EXAMPLE_CHANGELOG.rglob("*")
+        if p.is_file()
+    }
+    commit_files(repo, files, "initial")
+    return repo
+
+
+def _step(**with_: str) -> dict[str, object]:
+    return {"name": "tool", "uses": "./", "with": with_}
+
+
+def test_validate_through_the_action_on_a_throwaway_repository(tmp_path: Path) -> None:
+    repo = _throwaway(tmp_path)
+    result = run_step(
+        _step(command="validate", format="json", args="perf-changelog.yaml"),
+        cwd=repo,
+        context={},
+        env=dict(os.environ),
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["ok"] is True
+    assert result.outputs["exit-code"] == "0"
+
+
+def test_reuse_gate_through_the_action_talks_to_the_runner_api(
+    fake: FakeGitHub, tmp_path: Path
+) -> None:
+    repo = _throwaway(tmp_path)
+    env = {
+        **os.environ,
+        **env_for(fake),
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "push",
+        "GITHUB_SHA": git(repo, "rev-parse", "HEAD"),
+        "GITHUB_REF": "refs/heads/main",
+    }
+    out = tmp_path / "reuse.json"
+    result = run_step(
+        _step(command="reuse-gate", **{"output-file": str(out)}), cwd=repo, context={}, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(out.read_text())["reuse-enabled"] == "false"
+    assert fake.count() >= 1
+
+
+@pytest.mark.parametrize(
+    ("with_", "message"),
+    [
+        ({"command": "check; rm -rf /"}, "is not a command name"),
+        ({"command": "check", "pr": "10 --main"}, "is not a pull request number"),
+    ],
+)
+def test_malformed_inputs_stop_before_the_tool_runs(
+    tmp_path: Path, with_: dict[str, str], message: str
+) -> None:
+    repo = _throwaway(tmp_path)
+    result = run_step(_step(**with_), cwd=repo, context={}, env=dict(os.environ))
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "changelog-tools check" not in result.stderr  # never started
+
+
+def test_args_are_split_on_whitespace_and_never_globbed(tmp_path: Path) -> None:
+    repo = _throwaway(tmp_path)
+    result = run_step(
+        _step(command="validate", args="*.yaml"), cwd=repo, context={}, env=dict(os.environ)
+    )
+    assert result.returncode == 2  # the literal path "*.yaml" does not exist
+    assert "*.yaml" in result.stderr
+
+
+def test_an_input_the_action_does_not_declare_is_an_error() -> None:
+    with pytest.raises(ValueError, match="not declared"):
+        run_step(_step(command="check", formatx="json"), cwd=Path("."), context={}, env={})
