@@ -6,7 +6,6 @@ logs, docs and suppressions can refer to them.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -457,6 +456,8 @@ SCHEMA_VERSION = 1
 
 def json_text(doc: Mapping[str, Any]) -> str:
     """``doc`` as the tool prints JSON: ``schema-version`` first, indented, one trailing newline."""
+    import json  # only JSON output needs it; text and GitHub output are the common case
+
     full = {"schema-version": SCHEMA_VERSION, **doc}
     try:
         return json.dumps(full, indent=2, sort_keys=False, allow_nan=False) + "\n"

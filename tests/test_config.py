@@ -143,3 +143,37 @@ def test_every_registered_code_is_unique_and_named() -> None:
     gendocs.render_codes()  # imports every module, registering every code
     assert len({c.name for c in CODES.values()}) == len(CODES)
     assert all(c.code.startswith("CL") and c.summary.endswith(".") for c in CODES.values())
+
+
+def test_config_behaves_as_the_frozen_dataclass_it_declares(tmp_path: Path) -> None:
+    """Config's __init__, __eq__ and __repr__ are written out (start-up cost, issue 14); they
+    must still be what @dataclass(frozen=True) would generate."""
+    import dataclasses
+
+    a = config.defaults(tmp_path)
+    b = config.defaults(tmp_path)
+    assert dataclasses.is_dataclass(a)
+    names = [f.name for f in dataclasses.fields(config.Config)]
+    assert names == [o.attr for o in config.OPTIONS] + ["root", "source"]
+    assert a == b and a is not b
+    changed = dataclasses.replace(a, repository="octo/widgets")
+    assert changed != a and changed.repository == "octo/widgets"
+    assert changed.changelog == a.changelog and changed.root == tmp_path
+    assert a != dataclasses.replace(a, source=tmp_path / "x.yaml")  # the last field counts too
+    assert a.__eq__(object()) is NotImplemented
+    assert repr(a).startswith("Config(repository='SemiAnalysisAI/InferenceX', changelog=")
+    assert repr(a).endswith(f"root={tmp_path!r}, source=None)")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.repository = "x"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        hash(a)  # as the generated __hash__: its mapping fields are unhashable
+    values = {f.name: getattr(a, f.name) for f in dataclasses.fields(a)}
+    assert config.Config(**values) == a
+    del values["repository"]
+    with pytest.raises(TypeError, match="missing fields \\['repository'\\]"):
+        config.Config(**values)
+    with pytest.raises(TypeError, match="unknown fields \\['bogus'\\]"):
+        config.Config(**values, repository="o/r", bogus=1)
+    # root defaults to the working directory, source to None, as their field defaults say
+    del values["root"], values["source"]
+    assert config.Config(**values, repository="o/r").source is None
