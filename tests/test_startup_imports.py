@@ -20,12 +20,16 @@ from changelog_tools.cli import COMMANDS, SUMMARIES, cli
 from tests.checkdata import BASE, CONFIG, MASTERS, PULL, appended, entry, init_repo
 from tests.conftest import commit_files, git
 
+# The modules are listed before the probe imports json to write them down, so that json
+# itself can be asserted absent.
 PROBE = """
-import json, sys
+import sys
 from changelog_tools.cli import run
 code = run(sys.argv[2:])
+modules = sorted(sys.modules)
+import json
 with open(sys.argv[1], "w", encoding="utf-8") as handle:
-    json.dump({"code": code, "modules": sorted(sys.modules)}, handle)
+    json.dump({"code": code, "modules": modules}, handle)
 """
 
 # Modules no local command needs: GitHub's client stack, and GitPython (no longer used).
@@ -198,3 +202,13 @@ def test_a_reuse_decision_that_asks_nothing_opens_no_http_client(tmp_path: Path)
     assert code == 0
     assert present(modules, *NETWORK[:-1], *GITPYTHON) == []  # no client until a request
     assert present(modules, "changelog_tools.github") == ["changelog_tools.github"]
+
+
+def test_json_is_loaded_only_to_print_json(tmp_path: Path) -> None:
+    code, modules = loaded(tmp_path, "check", "--help")  # loads the diagnostics module
+    assert code == 0
+    assert present(modules, "changelog_tools.diagnostics") == ["changelog_tools.diagnostics"]
+    assert present(modules, "json") == []
+    code, modules = loaded(tmp_path, "no-such-command", "--format", "json")
+    assert code == 2  # the usage error is printed as one JSON object
+    assert present(modules, "json") == ["json"]
