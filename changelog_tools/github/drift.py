@@ -18,18 +18,17 @@ merge appended to main.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from changelog_tools.errors import GitError
+from changelog_tools.github.records import Record
 from changelog_tools.gitrepo import GitRepo, git_status
 
 _ZERO = "0" * 40
 _FULL_HISTORY = "check out with full history (actions/checkout with fetch-depth: 0)"
 
 
-@dataclass(frozen=True)
-class DriftReport:
+class DriftReport(Record):
     """What differs; empty ``paths`` and no ``changelog`` message means no drift."""
 
     source: str

@@ -26,7 +26,6 @@ import fnmatch
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
@@ -39,6 +38,7 @@ from changelog_tools.github.adapter import (
     PullRequest,
     WorkflowRun,
 )
+from changelog_tools.github.records import Record
 from changelog_tools.numbers import parse_number
 
 if TYPE_CHECKING:
@@ -66,8 +66,7 @@ def short(sha: str | None) -> str:
 # inputs
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(Record):
     """The configuration the rules read."""
 
     command: str = "/reuse-sweep-run"
@@ -97,8 +96,7 @@ class Policy:
         return f".github/workflows/{self.workflow}"
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(Record):
     """What triggered the workflow (from flags or the GitHub Actions environment)."""
 
     name: str
@@ -141,8 +139,7 @@ DriftCheck = Callable[[PullRequest, WorkflowRun], Sequence[str]]
 # authorization
 
 
-@dataclass(frozen=True)
-class Authorization:
+class Authorization(Record):
     """The comment that authorizes reuse; ``run_id`` is set when it pins a run."""
 
     comment_id: int
@@ -243,8 +240,7 @@ def label_problem(pr: PullRequest, policy: Policy) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class RunProblem:
+class RunProblem(Record):
     """Why a workflow run cannot be reused: a kind and a message."""
 
     kind: str  # event / status / conclusion / workflow / commit / artifacts
@@ -309,8 +305,7 @@ def reusable_artifacts(artifacts: Iterable[Artifact], patterns: Iterable[str]) -
 # the decision
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(Record):
     """The run chosen for reuse, with its artifacts and whether a comment pinned it."""
 
     run: WorkflowRun
@@ -318,8 +313,7 @@ class Source:
     pinned: bool
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(Record):
     """The gate's answer. ``refused`` marks an authorized PR whose reuse could not be granted."""
 
     reuse_enabled: bool
@@ -329,7 +323,7 @@ class Decision:
     source: Source | None = None
     authorization: Authorization | None = None
     refused: bool = False
-    drift: tuple[str, ...] = field(default=())
+    drift: tuple[str, ...] = ()
 
     def outputs(self) -> dict[str, str]:
         """The step outputs, under the reference workflow's names (source fields only on reuse)."""

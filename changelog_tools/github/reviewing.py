@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import urllib.parse
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +17,7 @@ from changelog_tools.errors import GitHubError
 from changelog_tools.github.records import (
     CommitStatus,
     PullRequest,
+    Record,
     _login,
     _req_int,
     _req_str,
@@ -44,8 +44,7 @@ _EDITS_QUERY = (
 )
 
 
-@dataclass(frozen=True)
-class Remark:
+class Remark(Record):
     """A conversation comment, a review or a review comment, as the verifier needs it."""
 
     kind: str  # "issue_comment" | "review" | "review_comment"
@@ -62,22 +61,19 @@ class Remark:
     state: str | None = None  # reviews: APPROVED, COMMENTED, ...
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(Record):
     editor: str | None
     edited_at: datetime | None
 
 
-@dataclass(frozen=True)
-class CheckSuite:
+class CheckSuite(Record):
     id: int
     head_sha: str
     app: str | None
     created_at: datetime | None
 
 
-@dataclass(frozen=True)
-class Job:
+class Job(Record):
     id: int
     name: str
     status: str | None

@@ -19,12 +19,11 @@ import re
 import time
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from changelog_tools.errors import GitHubError
 from changelog_tools.github.client import ConnectionFailure, HTTPFailure
-from changelog_tools.github.records import Malformed
+from changelog_tools.github.records import Malformed, Record
 
 if TYPE_CHECKING:
     from changelog_tools.config import Config
@@ -69,8 +68,7 @@ class AmbiguousWriteError(GitHubError):
 # retry policy
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
+class RetryPolicy(Record):
     """How hard the adapter tries before it gives up with exit 3."""
 
     retries: int = 4  # extra attempts after a 5xx, a connection error or a timeout
@@ -103,8 +101,7 @@ class Mode(enum.Enum):
     ONCE = "once"  # a write that must not be repeated blindly (POST comment, PUT merge)
 
 
-@dataclass(frozen=True)
-class _RateLimit:
+class _RateLimit(Record):
     """The wait a rate-limit answer asks for, and what said so."""
 
     wait: float

@@ -6,7 +6,6 @@ real adapter to the fake, counting requests; the command runs as the installed c
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
@@ -97,9 +96,11 @@ def test_a_newer_pinned_command_overrides_an_older_bare_one() -> None:
 
 
 def test_editing_an_old_comment_does_not_make_it_the_newest() -> None:
-    old = dataclasses.replace(
-        comment(f"{CMD} 1", minute=1), updated_at=datetime(2030, 1, 1, tzinfo=UTC)
-    )
+    made = comment(f"{CMD} 1", minute=1)
+    old = Comment(
+        made.id, made.body, made.author, made.author_association, made.created_at,
+        datetime(2030, 1, 1, tzinfo=UTC), None,
+    )  # fmt: skip
     auth = find_authorization([old, comment(f"{CMD} 2", minute=2)], command=CMD, allowed=["MEMBER"])
     assert auth is not None and auth.run_id == 2
 
