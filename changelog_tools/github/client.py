@@ -1,12 +1,16 @@
 """The HTTP session under the GitHub transport: one request in, status/headers/JSON out.
 
-A thin client on the standard library's ``http.client``: one keep-alive connection to the API
-origin, opened on the first request (a command that decides without asking GitHub never pays
-for it). Retries, rate limits, pagination and records live above it, in
-:mod:`~changelog_tools.github.transport` and :mod:`~changelog_tools.github.records`; that left
-PyGithub (with requests, urllib3, cryptography, jwt and nacl) serving as little more than this
-session while its import cost more than a whole `reuse-gate` decision (issue 14, numbers in
-``bench/bench_startup.py``).
+A thin HTTP/1.1 client on the standard library's ``socket`` (and ``ssl`` for https): one
+keep-alive connection to the API origin, opened on the first request (a command that decides
+without asking GitHub never pays for it). Retries, rate limits, pagination and records live
+above it, in :mod:`~changelog_tools.github.transport` and
+:mod:`~changelog_tools.github.records`. That left PyGithub (with requests, urllib3,
+cryptography, jwt and nacl) serving as little more than this session while its import cost
+more than a whole `reuse-gate` decision; and ``http.client``, which replaced it, still cost
+`reuse-gate` a fifth of its time at import (it loads the ``email`` package to parse headers),
+about as much as all its requests (issue 14). What the tool sends and reads is a small,
+fixed part of HTTP/1.1: a request line, headers and a JSON body out; a status line, headers
+and a body framed by ``Content-Length``, chunked encoding or the end of the connection back.
 
 Trust boundary: the token goes to the configured API origin only. An absolute URL on another
 origin (a next-page link or a redirect) is refused before anything is sent, and redirects are
@@ -14,8 +18,8 @@ followed for reads only, within that origin.
 
 Failures come out as two plain exceptions so the transport knows no HTTP-library types:
 :class:`HTTPFailure` (the server answered with an error status) and :class:`ConnectionFailure`
-(no answer: refused, reset, timed out). A body that claims to be JSON but is not raises
-``ValueError``.
+(no answer: refused, reset, timed out, or an answer that is not HTTP). A body that claims to
+be JSON but is not raises ``ValueError``.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from changelog_tools import __version__
 from changelog_tools.errors import GitHubError
 
 if TYPE_CHECKING:
-    import http.client
+    import socket
     import ssl
 
 API_VERSION = "2022-11-28"  # the REST API version the records were written against
@@ -38,6 +42,9 @@ MAX_REDIRECTS = 5
 _REDIRECTS = frozenset({301, 302, 307, 308})
 _WRITES = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 _PROXY_VARIABLES = ("https_proxy", "http_proxy", "all_proxy")
+# Bounds on what a server may send before the body (http.client's limits).
+_MAX_LINE = 65536
+_MAX_HEADERS = 100
 
 
 class HTTPFailure(Exception):
@@ -57,6 +64,35 @@ class ConnectionFailure(Exception):
         super().__init__(kind)
         self.timed_out = timed_out
         self.kind = kind  # the failure's type name, for messages
+
+
+class ProtocolError(Exception):
+    """The server's answer is not HTTP/1.x as the client reads it (or a request could not be
+    framed). The subclasses carry ``http.client``'s names, which messages show."""
+
+
+class BadStatusLine(ProtocolError):
+    """The first line of the answer is no HTTP status line."""
+
+
+class RemoteDisconnected(ConnectionResetError, BadStatusLine):
+    """The server closed the connection without answering."""
+
+
+class UnknownProtocol(ProtocolError):
+    """The answer speaks another HTTP version than 1.x."""
+
+
+class LineTooLong(ProtocolError):
+    """A status or header line, or the header block, exceeds the limits."""
+
+
+class IncompleteRead(ProtocolError):
+    """The body ended before its framing said it would."""
+
+
+class InvalidURL(ProtocolError):
+    """A request target holding spaces or control characters (it would split the request)."""
 
 
 def decode_body(raw: bytes) -> Any:
@@ -97,7 +133,7 @@ class Session:
             "X-GitHub-Api-Version": API_VERSION,
             "User-Agent": f"changelog-tools/{__version__}",
         }
-        self._conn: http.client.HTTPConnection | None = None
+        self._conn: _Connection | None = None
         self._last_write: float | None = None
 
     def __repr__(self) -> str:  # never shows the token
@@ -198,84 +234,83 @@ class Session:
         self, verb: str, target: str, payload: bytes | None, headers: dict[str, str]
     ) -> tuple[int, dict[str, str], bytes]:
         """One exchange; a failure without an answer becomes ConnectionFailure."""
-        import http.client
-
         try:
             return self._exchange(verb, target, payload, headers)
         except TimeoutError:
             self.close()
             raise ConnectionFailure(timed_out=True, kind="TimeoutError") from None
-        except (OSError, http.client.HTTPException) as exc:
+        except (OSError, ProtocolError) as exc:
             self.close()
             raise ConnectionFailure(timed_out=False, kind=type(exc).__name__) from None
 
     def _exchange(
         self, verb: str, target: str, payload: bytes | None, headers: dict[str, str]
     ) -> tuple[int, dict[str, str], bytes]:
-        import http.client
-
+        request = _request_bytes(verb, target, self._host_header(), headers, payload)
         reused = self._conn is not None
         try:
-            response, raw = self._round_trip(verb, target, payload, headers)
-        except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+            status, answer, raw, will_close = self._round_trip(verb, request)
+        except (RemoteDisconnected, BrokenPipeError, ConnectionResetError):
             # A kept-alive connection the server closed as the request went out: nothing was
             # answered. A read is safe to send again, once, on a new connection (RFC 9110
             # 9.2.2); a write goes up to the transport, which knows how it may be repeated.
             self.close()
             if not (reused and verb == "GET"):
                 raise
-            response, raw = self._round_trip(verb, target, payload, headers)
-        answer: dict[str, str] = {}
-        for name, value in response.getheaders():
-            key = name.lower()
-            # repeated headers (two Link lines, say) read as one, joined as HTTP allows
-            answer[key] = f"{answer[key]}, {value}" if key in answer else value
-        if response.will_close:
+            status, answer, raw, will_close = self._round_trip(verb, request)
+        if will_close:
             self.close()
-        return response.status, answer, raw
+        return status, answer, raw
 
-    def _round_trip(
-        self, verb: str, target: str, payload: bytes | None, headers: dict[str, str]
-    ) -> tuple[http.client.HTTPResponse, bytes]:
+    def _round_trip(self, verb: str, request: bytes) -> tuple[int, dict[str, str], bytes, bool]:
         conn = self._connection()
-        if conn.sock is not None:
-            conn.sock.settimeout(self.timeout)
-        conn.request(verb, target, body=payload, headers=headers)
-        response = conn.getresponse()
-        return response, response.read()
+        conn.sock.settimeout(self.timeout)
+        conn.sock.sendall(request)
+        return _read_response(conn.reader, verb)
+
+    def _host_header(self) -> str:
+        """The Host header as http.client writes it: IPv6 in brackets, a default port left out."""
+        host = self._host
+        try:
+            host.encode("ascii")
+        except UnicodeEncodeError:
+            host = host.encode("idna").decode("ascii")
+        if ":" in host:
+            host = f"[{host}]"
+        default = 443 if self._scheme == "https" else 80
+        return host if self._port == default else f"{host}:{self._port}"
 
     # -- the connection -------------------------------------------------------------------------
 
-    def _connection(self) -> http.client.HTTPConnection:
+    def _connection(self) -> _Connection:
         if self._conn is not None and _dropped(self._conn):
             self.close()  # the server closed the idle keep-alive connection
         if self._conn is None:
             self._conn = self._open()
         return self._conn
 
-    def _open(self) -> http.client.HTTPConnection:
-        import http.client
+    def _open(self) -> _Connection:
+        import socket
 
         proxy = _proxy_for(self._scheme, self._host)
-        if self._scheme == "https":
-            context = _tls_context()
-            if proxy is None:
-                return http.client.HTTPSConnection(
-                    self._host, self._port, timeout=self.timeout, context=context
-                )
-            conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-                proxy.hostname or "", proxy.port or 80, timeout=self.timeout, context=context
-            )
-            conn.set_tunnel(self._host, self._port, headers=_proxy_auth(proxy))
-            return conn
         if proxy is None:
-            return http.client.HTTPConnection(self._host, self._port, timeout=self.timeout)
-        # A plain-HTTP API behind a proxy: tunnel too, so the request line stays a path.
-        conn = http.client.HTTPConnection(
-            proxy.hostname or "", proxy.port or 80, timeout=self.timeout
-        )
-        conn.set_tunnel(self._host, self._port, headers=_proxy_auth(proxy))
-        return conn
+            sock = socket.create_connection(_address(self._host, self._port), self.timeout)
+        else:
+            # Through a proxy the requests go in a CONNECT tunnel (a plain-HTTP API too, so the
+            # request line stays a path).
+            sock = socket.create_connection(
+                _address(proxy.hostname or "", proxy.port or 80), self.timeout
+            )
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if proxy is not None:
+                _tunnel(sock, self._host, self._port, _proxy_auth(proxy))
+            if self._scheme == "https":
+                sock = _tls_context().wrap_socket(sock, server_hostname=self._host)
+        except BaseException:
+            sock.close()
+            raise
+        return _Connection(sock)
 
     def close(self) -> None:
         if self._conn is not None:
@@ -283,15 +318,178 @@ class Session:
             self._conn = None
 
 
-def _dropped(conn: http.client.HTTPConnection) -> bool:
+class _Connection:
+    """An open socket to the API origin and the buffered reader over it."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.reader = sock.makefile("rb")
+
+    def close(self) -> None:
+        self.reader.close()
+        self.sock.close()
+
+
+def _address(host: str, port: int) -> tuple[str, int]:
+    # An ASCII name goes to getaddrinfo as bytes (which it accepts, though typeshed says str):
+    # given text, it loads the IDNA codec (1-2 ms) only to encode ASCII.
+    try:
+        return host.encode("ascii"), port  # type: ignore[return-value]
+    except UnicodeEncodeError:
+        return host, port
+
+
+def _request_bytes(
+    verb: str, target: str, host: str, headers: Mapping[str, str], payload: bytes | None
+) -> bytes:
+    """The request as http.client frames it: request line, Host, Accept-Encoding: identity,
+    the headers, Content-Length for a body (0 for a write without one), then the body."""
+    if any(ch <= " " or ch == "\x7f" for ch in target):
+        raise InvalidURL(f"URL can't contain control characters: {target!r}")
+    lines = [f"{verb} {target} HTTP/1.1", f"Host: {host}", "Accept-Encoding: identity"]
+    for name, value in headers.items():
+        if "\r" in value or "\n" in value:
+            raise ValueError(f"Invalid header value {value!r}")
+        lines.append(f"{name}: {value}")
+    if payload is not None:
+        lines.append(f"Content-Length: {len(payload)}")
+    elif verb in ("POST", "PUT", "PATCH"):
+        lines.append("Content-Length: 0")
+    head = "\r\n".join(lines[1:]) + "\r\n\r\n"
+    # as http.client: the request line is ASCII (else UnicodeEncodeError), headers Latin-1
+    return lines[0].encode("ascii") + b"\r\n" + head.encode("latin-1") + (payload or b"")
+
+
+def _read_line(reader: Any, what: str) -> bytes:
+    line: bytes = reader.readline(_MAX_LINE + 1)
+    if len(line) > _MAX_LINE:
+        raise LineTooLong(what)
+    return line
+
+
+def _read_headers(reader: Any) -> dict[str, str]:
+    """Header lines up to the blank one: lower-case names; a repeated header (two Link lines,
+    say) reads as one, joined as HTTP allows; a folded line continues the one before."""
+    headers: dict[str, str] = {}
+    last: str | None = None
+    for _ in range(_MAX_HEADERS + 1):
+        line = _read_line(reader, "header line")
+        if line in (b"\r\n", b"\n", b""):
+            return headers
+        text = line.decode("iso-8859-1").rstrip("\r\n")
+        if text[:1] in (" ", "\t"):
+            if last is not None:
+                headers[last] = f"{headers[last]} {text.strip()}"
+            continue
+        name, colon, value = text.partition(":")
+        if not colon:
+            continue  # not a header; http.client's parser skips it too
+        key = name.strip().lower()
+        value = value.strip()
+        headers[key] = f"{headers[key]}, {value}" if key in headers else value
+        last = key
+    raise LineTooLong(f"got more than {_MAX_HEADERS} headers")
+
+
+def _read_status(reader: Any) -> tuple[int, int]:
+    """(HTTP version as 10 or 11, status) of the status line."""
+    line = _read_line(reader, "status line")
+    if not line:
+        raise RemoteDisconnected("Remote end closed connection without response")
+    text = line.decode("iso-8859-1")
+    version, _, rest = text.partition(" ")
+    code = rest.partition(" ")[0].strip()
+    if not version.startswith("HTTP/"):
+        raise BadStatusLine(text.strip())
+    if not (len(code) == 3 and code.isdigit() and 100 <= int(code) <= 999):
+        raise BadStatusLine(text.strip())
+    if version in ("HTTP/1.0", "HTTP/0.9"):
+        return 10, int(code)
+    if version.startswith("HTTP/1."):
+        return 11, int(code)
+    raise UnknownProtocol(version)
+
+
+def _read_response(reader: Any, verb: str) -> tuple[int, dict[str, str], bytes, bool]:
+    """(status, headers, body, whether the connection ends) of the next answer on ``reader``.
+
+    ``100 Continue`` answers are skipped, as http.client does; the body is framed by chunked
+    transfer encoding, else ``Content-Length``, else the end of the connection."""
+    while True:
+        version, status = _read_status(reader)
+        headers = _read_headers(reader)
+        if status != 100:
+            break
+    connection = headers.get("connection", "").lower()
+    if version == 11:
+        will_close = "close" in connection
+    else:
+        will_close = not (
+            "keep-alive" in headers
+            or "keep-alive" in connection
+            or "keep-alive" in headers.get("proxy-connection", "").lower()
+        )
+    if verb == "HEAD" or status in (204, 304) or 100 <= status < 200:
+        return status, headers, b"", will_close
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        return status, headers, _read_chunked(reader), will_close
+    try:
+        length: int | None = int(headers["content-length"])
+    except (KeyError, ValueError):
+        length = None
+    if length is None or length < 0:
+        return status, headers, reader.read(), True  # the body ends with the connection
+    body: bytes = reader.read(length)
+    if len(body) < length:
+        raise IncompleteRead(f"{len(body)} bytes read, {length - len(body)} more expected")
+    return status, headers, body, will_close
+
+
+def _read_chunked(reader: Any) -> bytes:
+    parts: list[bytes] = []
+    while True:
+        line = _read_line(reader, "chunk size")
+        try:
+            size = int(line.split(b";", 1)[0].strip(), 16)
+        except ValueError:
+            raise IncompleteRead(f"bad chunk size {line[:40]!r}") from None
+        if size < 0:
+            raise IncompleteRead(f"bad chunk size {line[:40]!r}")
+        if size == 0:
+            break
+        chunk: bytes = reader.read(size)
+        if len(chunk) < size:
+            raise IncompleteRead(f"{len(chunk)} bytes of a {size}-byte chunk")
+        parts.append(chunk)
+        reader.read(2)  # the CRLF after the chunk
+    for _ in range(_MAX_HEADERS + 1):  # trailers, up to the blank line (or the end)
+        if _read_line(reader, "trailer line") in (b"\r\n", b"\n", b""):
+            return b"".join(parts)
+    raise LineTooLong(f"got more than {_MAX_HEADERS} trailers")
+
+
+def _tunnel(sock: socket.socket, host: str, port: int, headers: Mapping[str, str]) -> None:
+    """Ask the proxy on ``sock`` for a tunnel to ``host:port`` (CONNECT, as http.client does)."""
+    where = f"[{host}]" if ":" in host else host
+    lines = [f"CONNECT {where}:{port} HTTP/1.0", *(f"{k}: {v}" for k, v in headers.items())]
+    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+    reader = sock.makefile("rb")
+    try:
+        line = _read_line(reader, "status line").decode("iso-8859-1")
+        _read_headers(reader)
+    finally:
+        reader.close()  # the socket stays open: the tunnel runs on it
+    parts = line.split(None, 2)
+    if len(parts) < 2 or parts[1] != "200":
+        raise OSError(f"Tunnel connection failed: {line.strip()}")
+
+
+def _dropped(conn: _Connection) -> bool:
     """True when an idle connection's socket is readable: the peer closed it (or sent junk)."""
-    sock = conn.sock
-    if sock is None:
-        return False
     import select
 
     try:
-        readable, _, _ = select.select([sock], [], [], 0)
+        readable, _, _ = select.select([conn.sock], [], [], 0)
     except (OSError, ValueError):
         return True
     return bool(readable)
