@@ -66,12 +66,13 @@ class ConnectionFailure(Exception):
         self.kind = kind  # the failure's type name, for messages
 
 
-class ProtocolError(Exception):
+class HTTPException(Exception):
     """The server's answer is not HTTP/1.x as the client reads it (or a request could not be
-    framed). The subclasses carry ``http.client``'s names, which messages show."""
+    framed). This class and its subclasses carry ``http.client``'s names, which messages
+    show (``could not connect (IncompleteRead)``)."""
 
 
-class BadStatusLine(ProtocolError):
+class BadStatusLine(HTTPException):
     """The first line of the answer is no HTTP status line."""
 
 
@@ -79,19 +80,19 @@ class RemoteDisconnected(ConnectionResetError, BadStatusLine):
     """The server closed the connection without answering."""
 
 
-class UnknownProtocol(ProtocolError):
+class UnknownProtocol(HTTPException):
     """The answer speaks another HTTP version than 1.x."""
 
 
-class LineTooLong(ProtocolError):
-    """A status or header line, or the header block, exceeds the limits."""
+class LineTooLong(HTTPException):
+    """A status, header or chunk-size line is longer than the limit."""
 
 
-class IncompleteRead(ProtocolError):
+class IncompleteRead(HTTPException):
     """The body ended before its framing said it would."""
 
 
-class InvalidURL(ProtocolError):
+class InvalidURL(HTTPException):
     """A request target holding spaces or control characters (it would split the request)."""
 
 
@@ -239,7 +240,7 @@ class Session:
         except TimeoutError:
             self.close()
             raise ConnectionFailure(timed_out=True, kind="TimeoutError") from None
-        except (OSError, ProtocolError) as exc:
+        except (OSError, HTTPException) as exc:
             self.close()
             raise ConnectionFailure(timed_out=False, kind=type(exc).__name__) from None
 
@@ -388,7 +389,7 @@ def _read_headers(reader: Any) -> dict[str, str]:
         value = value.strip()
         headers[key] = f"{headers[key]}, {value}" if key in headers else value
         last = key
-    raise LineTooLong(f"got more than {_MAX_HEADERS} headers")
+    raise HTTPException(f"got more than {_MAX_HEADERS} headers")
 
 
 def _read_status(reader: Any) -> tuple[int, int]:
@@ -465,7 +466,7 @@ def _read_chunked(reader: Any) -> bytes:
     for _ in range(_MAX_HEADERS + 1):  # trailers, up to the blank line (or the end)
         if _read_line(reader, "trailer line") in (b"\r\n", b"\n", b""):
             return b"".join(parts)
-    raise LineTooLong(f"got more than {_MAX_HEADERS} trailers")
+    raise HTTPException(f"got more than {_MAX_HEADERS} trailers")
 
 
 def _tunnel(sock: socket.socket, host: str, port: int, headers: Mapping[str, str]) -> None:

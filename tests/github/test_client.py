@@ -13,6 +13,7 @@ import socket
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -209,3 +210,134 @@ def test_a_proxy_from_the_environment_tunnels_the_requests(
         assert len(proxy.tunnels) == 1 and len(s.seen) == 2
     finally:
         proxy.stop()
+
+
+class RawServer:
+    """Answers each request on a connection with the next of ``answers`` (raw bytes), as is."""
+
+    def __init__(self, answers: list[bytes], *, close_after: bool = False) -> None:
+        self.answers = list(answers)
+        self.requests: list[bytes] = []
+        self.connections = 0
+        self.close_after = close_after
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.base = f"http://127.0.0.1:{self.listener.getsockname()[1]}/api/v3"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            with conn:
+                data = b""
+                while self.answers:
+                    while b"\r\n\r\n" not in data:
+                        chunk = conn.recv(65536)
+                        if not chunk:
+                            break
+                        data += chunk
+                    if b"\r\n\r\n" not in data:
+                        break
+                    head, _, data = data.partition(b"\r\n\r\n")
+                    self.requests.append(head)
+                    conn.sendall(self.answers.pop(0))
+                    if self.close_after:
+                        break
+
+    def stop(self) -> None:
+        self.listener.close()
+
+
+def test_a_chunked_answer_is_read_whole_on_a_kept_alive_connection() -> None:
+    chunked = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+        b'Link: <a>; rel="next"\r\nlink: <b>; rel="last"\r\n\r\n'
+        b'5;ext=1\r\n{"a":\r\n3\r\n 1}\r\n0\r\nTrailer: x\r\n\r\n'
+    )
+    raw = RawServer([chunked, chunked])
+    try:
+        client = session(raw.base)
+        for _ in range(2):
+            headers, data = client.send("GET", "/repos/o/r", None, None)
+            assert data == {"a": 1}
+            assert headers["link"] == '<a>; rel="next", <b>; rel="last"'
+        assert raw.connections == 1
+        first = raw.requests[0].decode().split("\r\n")
+        assert first[0] == "GET /api/v3/repos/o/r HTTP/1.1"
+        assert f"Host: {raw.base.split('/')[2]}" in first and "Authorization: Bearer tok" in first
+    finally:
+        raw.stop()
+
+
+def test_an_http_1_0_answer_without_a_length_ends_with_the_connection() -> None:
+    raw = RawServer([b"HTTP/1.0 200 OK\r\n\r\n[1, 2]"] * 2, close_after=True)
+    try:
+        client = session(raw.base)
+        assert client.send("GET", "/x", None, None)[1] == [1, 2]
+        assert client.send("GET", "/x", None, None)[1] == [1, 2]
+        assert raw.connections == 2
+    finally:
+        raw.stop()
+
+
+@pytest.mark.parametrize(
+    ("answer", "kind"),
+    [
+        (b"", "RemoteDisconnected"),
+        (b"SSH-2.0-OpenSSH\r\n\r\n", "BadStatusLine"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n[1]", "IncompleteRead"),
+        (b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * 101 + b"\r\n", "HTTPException"),
+        (b"HTTP/1.1 200 OK\r\nX: " + b"y" * 70000 + b"\r\n\r\n", "LineTooLong"),
+    ],
+)
+def test_an_answer_that_is_not_http_is_a_connection_failure(answer: bytes, kind: str) -> None:
+    from changelog_tools.github.client import ConnectionFailure
+
+    raw = RawServer([answer], close_after=True)
+    try:
+        with pytest.raises(ConnectionFailure) as info:
+            session(raw.base).send("GET", "/x", None, None)
+        assert info.value.kind == kind and not info.value.timed_out
+    finally:
+        raw.stop()
+
+
+def test_https_is_verified_against_the_configured_bundle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ssl
+    import subprocess
+
+    from changelog_tools.github.client import ConnectionFailure
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    s = Server(lambda h: (200, {}, {"tls": True}))
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    s.httpd.socket = context.wrap_socket(s.httpd.socket, server_side=True)
+    base = s.base.replace("http://", "https://")
+    try:
+        for name in ("https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(cert))
+        client = session(base)
+        assert client.send("GET", "/repos/o/r", None, None)[1] == {"tls": True}
+        assert client.send("GET", "/repos/o/r", None, None)[1] == {"tls": True}
+        assert s.connections == 1  # kept alive over TLS too
+        monkeypatch.delenv("REQUESTS_CA_BUNDLE")
+        monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "none.pem"))
+        with pytest.raises(ConnectionFailure) as info:  # an untrusted certificate
+            session(base).send("GET", "/repos/o/r", None, None)
+        assert info.value.kind == "SSLCertVerificationError"
+    finally:
+        s.stop()
