@@ -172,6 +172,49 @@ class GitRepo:
         out = self.git("diff", "--name-only", "-z", "--no-renames", a, b, strip=False)
         return [name for name in out.split("\0") if name]
 
+    def tree_changes(self, a: str, b: str) -> list[str]:
+        """Paths whose entries differ between the trees ``a`` and ``b`` name (tree ids or
+        ``REV^{tree}``): what ``git diff-tree -r --name-only --no-renames A B`` lists, read
+        through the blob reader instead of a process of its own (the drift guard asks this
+        of a fresh merge tree on every reuse). Only the subtrees that differ are read."""
+        reader = self._blobs()
+
+        def entries(name: str | None) -> dict[bytes, tuple[int, str]]:
+            if name is None:
+                return {}
+            found = reader.lookup(name) if "\n" not in name else None
+            if found is None or found[1] != "tree":
+                raise GitError(f"{name!r} names no tree in {self.path}")
+            raw, out, i = found[2], {}, 0
+            while i < len(raw):  # "<mode> <name>\0<20-byte id>" per entry
+                space = raw.index(b" ", i)
+                nul = raw.index(b"\0", space)
+                mode = _canon_mode(int(raw[i:space], 8))
+                out[raw[space + 1 : nul]] = (mode, raw[nul + 1 : nul + 21].hex())
+                i = nul + 21
+            return out
+
+        changed: list[str] = []
+
+        def walk(left: str | None, right: str | None, prefix: bytes) -> None:
+            old, new = entries(left), entries(right)
+            for name in sorted(old.keys() | new.keys()):
+                x, y = old.get(name), new.get(name)
+                if x == y:
+                    continue
+                path = prefix + name
+                x_tree = x is not None and x[0] == _TREE
+                y_tree = y is not None and y[0] == _TREE
+                if (x is not None and not x_tree) or (y is not None and not y_tree):
+                    changed.append(_text(path))  # a file, link or submodule changed
+                if x_tree or y_tree:
+                    walk(
+                        x[1] if x and x_tree else None, y[1] if y and y_tree else None, path + b"/"
+                    )
+
+        walk(a, b, b"")
+        return changed
+
     def current_branch(self) -> str | None:
         out = self.git("symbolic-ref", "--quiet", "--short", "HEAD") if self._on_branch() else ""
         return out or None
@@ -181,6 +224,19 @@ class GitRepo:
 
     def is_clean(self) -> bool:
         return not self.git("status", "--porcelain", "--untracked-files=no")
+
+
+_TREE = 0o040000
+
+
+def _canon_mode(mode: int) -> int:
+    """A tree entry's mode as git compares it: a file is 644 or 755 whatever else it says."""
+    kind = mode & 0o170000
+    if kind == 0o100000:
+        return 0o100755 if mode & 0o100 else 0o100644
+    if kind in (0o120000, _TREE):
+        return kind
+    return 0o160000  # a gitlink (submodule)
 
 
 # git's messages in English whatever the user's locale, so errors read the same everywhere.

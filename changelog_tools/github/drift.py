@@ -188,11 +188,7 @@ def check_drift(
             hint=_FULL_HISTORY if _shallow(repo) else None,
         ) from None
     tree, conflicts = merged_tree(repo, base, source)
-    differing = repo.git(
-        "diff-tree", "-r", "-z", "--name-only", "--no-renames", tree, f"{merged}^{{tree}}",
-        strip=False,
-    )  # fmt: skip
-    candidates = {p for p in differing.split("\0") if p} | set(conflicts)
+    candidates = set(repo.tree_changes(tree, f"{merged}^{{tree}}")) | set(conflicts)
     candidates.discard(changelog)
     paths: tuple[str, ...] = ()
     if candidates:  # the matcher (and pathspec's import) only when a path differs

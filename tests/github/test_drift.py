@@ -273,3 +273,58 @@ def test_the_gate_refuses_reuse_when_the_script_changed_after_the_sweep(
         f"PR #7 changed benchmark inputs after run {run.id} ({source[:7]}): benchmarks/run.sh; "
         "no reuse, a full sweep runs"
     )
+
+
+def _tree_of(repo: Path) -> str:
+    git(repo, "add", "-A")
+    return git(repo, "write-tree")
+
+
+def test_tree_changes_lists_what_git_diff_tree_lists(tmp_path: Path) -> None:
+    """The drift guard diffs trees through the blob reader; git diff-tree is the reference."""
+    path = tmp_path / "trees"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    files = {
+        "same/deep/a.txt": "a\n", "same/b.txt": "b\n", "edit/x.sh": "v1\n", "gone.txt": "g\n",
+        "gone_dir/one": "1\n", "gone_dir/sub/two": "2\n", "file_to_dir": "f\n",
+        "dir_to_file/inner": "i\n", "mode.sh": "m\n", "überall/ä.sh": "u\n", "link_target": "t\n",
+    }  # fmt: skip
+    for name, text in files.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
+    (path / "link").symlink_to("link_target")
+    left = _tree_of(path)
+    git(path, "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},sub")
+    with_submodule = git(path, "write-tree")
+    (path / "edit/x.sh").write_text("v2\n")
+    (path / "gone.txt").unlink()
+    for name in ("gone_dir/one", "gone_dir/sub/two", "file_to_dir", "dir_to_file/inner"):
+        (path / name).unlink()
+    (path / "dir_to_file").rmdir()
+    (path / "file_to_dir").mkdir()
+    (path / "file_to_dir/now").write_text("n\n")
+    (path / "dir_to_file").write_text("d\n")
+    (path / "mode.sh").chmod(0o755)
+    (path / "überall/ä.sh").write_text("u2\n")
+    (path / "added/new/deep.txt").parent.mkdir(parents=True)
+    (path / "added/new/deep.txt").write_text("new\n")
+    (path / "link").unlink()
+    (path / "link").symlink_to("same")
+    git(path, "rm", "-q", "--cached", "sub")
+    right = _tree_of(path)
+    git(path, "update-index", "--add", "--cacheinfo", f"160000,{'2' * 40},sub")
+    right_submodule = git(path, "write-tree")
+    repo = open_repo(path)
+    pairs = [(left, right), (right, left), (left, left), (with_submodule, right_submodule),
+             (with_submodule, left), (right_submodule, with_submodule)]  # fmt: skip
+    for a, b in pairs:
+        expected = git(path, "-c", "core.quotePath=false", "diff-tree", "-r", "--name-only",
+                       "--no-renames", a, b)  # fmt: skip
+        assert sorted(repo.tree_changes(a, b)) == sorted(expected.splitlines())
+    assert "überall/ä.sh" in repo.tree_changes(left, right)
+    assert len(repo.tree_changes(left, right)) == 12
+    commit = git(path, "commit-tree", right, "-m", "c")
+    assert repo.tree_changes(left, f"{commit}^{{tree}}") == repo.tree_changes(left, right)
+    with pytest.raises(GitError, match="names no tree"):
+        repo.tree_changes(left, commit)
