@@ -10,7 +10,7 @@ place:
 
 - :mod:`~changelog_tools.github.records`: the records and the JSON parsers that build them;
 - :mod:`~changelog_tools.github.transport`: retries, rate limits, pagination, the error types;
-- :mod:`~changelog_tools.github.client`: the HTTP session (standard library ``http.client``);
+- :mod:`~changelog_tools.github.client`: the HTTP session (HTTP/1.1 on ``socket``);
 - :mod:`~changelog_tools.github.actions_env`: what a GitHub Actions step hands the tool (API
   URL, repository, token) and the step files it writes back.
 """
