@@ -11,7 +11,15 @@ made against the fake GitHub and the requests it received are counted:
 - push to main, pinned run.
 
 Then the installed command runs as a whole process for the typical push (drift guard included,
-against a real git clone), timed in CPU seconds. Target: at most 5 requests for the typical push.
+against a real git clone), timed in CPU seconds (user + system of the process and the git
+processes it waits for; median of ``--repeat`` rounds, every case once per round so load hits
+all alike). Target: at most 5 requests for the typical push.
+
+Each case runs twice: under a clean interpreter (a venv without pip whose ``.pth`` names this
+source tree and the development venv's site-packages, with a console script like pip's), which
+pays what an installed package pays, and under the development venv, whose editable install
+imports a finder at every start-up (~20 ms, and modules such as ``re`` and ``pathlib`` that
+then look free).
 
 With ``--reference PATH`` (InferenceX's ``utils/find_reusable_sweep_run.py``, from a checkout of
 that repository; it is not part of this one) the reference script decides the same push against
@@ -25,13 +33,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _util import console_script, time_command
+from _util import REPO_ROOT, console_script, run_measured
 
 from changelog_tools import config as config_mod
 from changelog_tools.github.adapter import RetryPolicy, make_github
@@ -100,6 +109,70 @@ raise SystemExit(namespace["main"]())
 """
 
 
+# A console script as pip writes one (it imports re, as pip's launchers do).
+LAUNCHER = """#!{python}
+import re
+import sys
+from changelog_tools.cli import main
+if __name__ == "__main__":
+    sys.argv[0] = re.sub(r"(-script\\.pyw|\\.exe)?$", "", sys.argv[0])
+    sys.exit(main())
+"""
+
+
+def clean_interpreter(root: Path) -> tuple[str, str]:
+    """A venv without pip whose only addition is a ``.pth`` naming the source tree and the
+    development venv's site-packages, and a console script in it: (python, changelog-tools).
+
+    The development venv's editable install makes every interpreter in it import a finder at
+    start-up (importlib.util, pathlib, re, urllib.parse, ...: ~20 ms), which a user's install
+    does not; it also makes those modules look free to the tool. A path named in a ``.pth``
+    is not a site directory, so the editable finder's own ``.pth`` in it never runs.
+    """
+    import sysconfig
+
+    venv = root / "clean-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    dev_site = sysconfig.get_paths()["purelib"]
+    (Path(purelib) / "dev.pth").write_text(f"{REPO_ROOT}\n{dev_site}\n")
+    script = venv / "bin" / "changelog-tools"
+    script.write_text(LAUNCHER.format(python=python))
+    script.chmod(0o755)
+    finder = subprocess.run(
+        [str(python), "-c", "import sys; print(any('editable' in m for m in sys.modules))"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    if finder != "False":
+        sys.exit(f"{python} still imports an editable finder at start-up")
+    return str(python), str(script)
+
+
+def interleaved(
+    fake: FakeGitHub, commands: dict[str, tuple[list[str], Path]], repeat: int
+) -> dict[str, tuple[float, float]]:
+    """Run every command once per round (after one warm-up round), so load hits all alike:
+    name -> (median CPU seconds, requests per run)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # time the package, not the bytecode compiler
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+    requests: dict[str, list[int]] = {name: [] for name in commands}
+    for round_ in range(repeat + 1):
+        for name, (args, cwd) in commands.items():
+            before = fake.count()
+            code, out, err, _, used = run_measured(args, cwd=cwd, env=env)
+            if code != 0:
+                sys.exit(f"{' '.join(args)} exited {code}:\n{out.decode()[-2000:]}{err.decode()}")
+            if round_:  # the first round warms the page cache and .pyc files
+                cpu[name].append(used)
+                requests[name].append(fake.count() - before)
+    return {n: (statistics.median(cpu[n]), statistics.median(requests[n])) for n in commands}
+
+
 def time_command_run(repeat: int, reference: Path | None) -> None:
     env_git = {
         "GIT_AUTHOR_NAME": "B", "GIT_AUTHOR_EMAIL": "b@example.invalid",
@@ -124,6 +197,7 @@ def time_command_run(repeat: int, reference: Path | None) -> None:
         _git(work, "commit", "-q", "-m", "pr")
         _git(work, "push", "-q", "origin", "feature")
         swept = _git(work, "rev-parse", "HEAD")
+        clean_python, clean_script = clean_interpreter(root)
         with FakeGitHub(REPO, git_origin=origin) as fake:
             fake.add_pull(7, "feature", labels=["full-sweep-enabled"])
             fake.add_run(WORKFLOW, swept, head_branch="feature", artifacts=["results_bmk"])
@@ -136,54 +210,59 @@ def time_command_run(repeat: int, reference: Path | None) -> None:
             ci = root / "ci"
             _git(root, "clone", "-q", "--no-local", str(origin), str(ci))
             (ci / ".changelog-tools.yaml").write_text("github-write-interval: 0\n")
-            os.environ.update(GH_TOKEN="t", GITHUB_API_URL=fake.base_url, GITHUB_REPOSITORY=REPO)
-            before = fake.count()
-            args = [console_script(), "reuse-gate", "--event-name", "push",
-                    "--ref", "refs/heads/main", "--commit-sha", merge]  # fmt: skip
-            result = time_command(args, cwd=ci, repeat=repeat)
-            runs = repeat + 1
-            ours_requests = (fake.count() - before) / runs
-            print(
-                f"{'reuse-gate push (whole process, drift guard)':<48} "
-                f"{ours_requests:>3.0f} requests   CPU {result['cpu']:.3f} s   "
-                f"wall median {result['median']:.3f} s"
-            )
             # The same decision with no configuration file (InferenceX needs none): reading a
             # YAML file costs the YAML parser's import, which nothing else here needs.
-            (ci / ".changelog-tools.yaml").unlink()
-            bare = time_command(args, cwd=ci, repeat=repeat)
-            print(
-                f"{'  the same, no configuration file':<48} "
-                f"{ours_requests:>3.0f} requests   CPU {bare['cpu']:.3f} s   "
-                f"wall median {bare['median']:.3f} s"
-            )
-            if reference is None:
-                print("(no --reference given: the reference script is not timed)")
-                return
-            before = fake.count()
-            ref_args = [sys.executable, "-c", REFERENCE_LOADER, str(reference), fake.base_url,
-                        "--repo", REPO, "--commit-sha", merge, "--event-name", "push",
-                        "--ref", "refs/heads/main", "--workflow-id", WORKFLOW]  # fmt: skip
-            ref = time_command(ref_args, cwd=ci, repeat=repeat)
-            ref_requests = (fake.count() - before) / runs
-            print(
-                f"{'reference find_reusable_sweep_run.py':<48} "
-                f"{ref_requests:>3.0f} requests   CPU {ref['cpu']:.3f} s   "
-                f"wall median {ref['median']:.3f} s"
-            )
-            for what, ours in (("with a config file", result), ("without", bare)):
-                ratio = ours["cpu"] / ref["cpu"]
-                met = ratio <= 1.0 and ours_requests <= ref_requests
-                print(
-                    f"reuse-gate / reference ({what}): CPU {ratio:.2f}x, requests "
-                    f"{ours_requests:.0f} vs {ref_requests:.0f}: target (<= 1x, no more "
-                    f"requests) {'met' if met else 'MISSED'}"
-                )
+            bare = root / "ci-bare"
+            _git(root, "clone", "-q", "--no-local", str(origin), str(bare))
+            os.environ.update(GH_TOKEN="t", GITHUB_API_URL=fake.base_url, GITHUB_REPOSITORY=REPO)
+            ours = ["reuse-gate", "--event-name", "push", "--ref", "refs/heads/main",
+                    "--commit-sha", merge]  # fmt: skip
+            theirs = ["-c", REFERENCE_LOADER, str(reference), fake.base_url, "--repo", REPO,
+                      "--commit-sha", merge, "--event-name", "push", "--ref", "refs/heads/main",
+                      "--workflow-id", WORKFLOW]  # fmt: skip
+            interpreters = [
+                ("clean interpreter (what an installed package pays)", clean_python,
+                 clean_script),
+                ("development venv (editable finder at start-up)", sys.executable,
+                 console_script()),
+            ]  # fmt: skip
+            commands: dict[str, tuple[list[str], Path]] = {}
+            for key, (_, python, script) in zip(("clean", "dev"), interpreters, strict=True):
+                commands[f"{key} ours"] = ([script, *ours], ci)
+                commands[f"{key} ours bare"] = ([script, *ours], bare)
+                if reference is not None:
+                    commands[f"{key} reference"] = ([python, *theirs], ci)
+            results = interleaved(fake, commands, repeat)
+            for key, (what, python, _) in zip(("clean", "dev"), interpreters, strict=True):
+                print(f"\n{what}: {python}")
+                rows = [
+                    ("reuse-gate push (whole process, drift guard)", f"{key} ours"),
+                    ("  the same, no configuration file", f"{key} ours bare"),
+                    ("reference find_reusable_sweep_run.py", f"{key} reference"),
+                ]
+                for label, name in rows:
+                    if name in results:
+                        cpu, requests = results[name]
+                        print(f"{label:<48} {requests:>3.0f} requests   CPU {cpu:.3f} s")
+                if reference is None:
+                    print("(no --reference given: the reference script is not timed)")
+                    continue
+                ref_cpu, ref_requests = results[f"{key} reference"]
+                for label, name in (("with a config file", f"{key} ours"),
+                                    ("without", f"{key} ours bare")):  # fmt: skip
+                    cpu, requests = results[name]
+                    ratio = cpu / ref_cpu
+                    met = ratio <= 1.0 and requests <= ref_requests
+                    print(
+                        f"reuse-gate / reference ({label}): CPU {ratio:.2f}x, requests "
+                        f"{requests:.0f} vs {ref_requests:.0f}: target (<= 1x, no more "
+                        f"requests) {'met' if met else 'MISSED'}"
+                    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=11, help="timed rounds (median)")
     parser.add_argument(
         "--reference", type=Path, help="InferenceX's utils/find_reusable_sweep_run.py, to compare"
     )
