@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 
 from changelog_tools.cli import COMMANDS, SUMMARIES, cli
+from changelog_tools.testing.fakegithub import FakeCommit, FakeGitHub
 from tests.checkdata import BASE, CONFIG, MASTERS, PULL, appended, entry, init_repo
 from tests.conftest import commit_files, git
+from tests.fakegithub_fixtures import env_for
 
 # The modules are listed before the probe imports json to write them down, so that json
 # itself can be asserted absent.
@@ -212,3 +214,58 @@ def test_json_is_loaded_only_to_print_json(tmp_path: Path) -> None:
     code, modules = loaded(tmp_path, "no-such-command", "--format", "json")
     assert code == 2  # the usage error is printed as one JSON object
     assert present(modules, "json") == ["json"]
+
+
+# ----------------------------------------------------------------------------------------------
+# reuse-gate's request path (issue 14, githubfast): what a whole push decision loads
+
+# What the GitHub session no longer imports: http.client (it loads the email package to parse
+# headers, ~20 ms), urllib.request, and ssl for an http API; nor anything of signing off,
+# merging, the ledger or YAML when the repository has neither a configuration file nor a
+# changelog, nor pathspec when no path differs after the source run.
+REUSE_GATE_ABSENT = (
+    "http.client", "email", "urllib.request", "ssl", "github", "requests", "urllib3",
+    *GITPYTHON, "changelog_tools.signoff", "changelog_tools.flows", "changelog_tools.testing",
+    "changelog_tools.ledger", "changelog_tools.yamlload", "ruamel", "pathspec", "jsonschema",
+)  # fmt: skip
+
+
+def test_a_whole_reuse_decision_loads_no_http_library_and_no_other_feature(
+    tmp_path: Path, fake: FakeGitHub
+) -> None:
+    import os
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit_files(repo, {"benchmarks/run.sh": "echo v1\n"}, "base")
+    git(repo, "checkout", "-q", "-b", "feature")
+    swept = commit_files(repo, {"notes.txt": "pr\n"}, "pr")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--squash", "feature")
+    git(repo, "commit", "-q", "-m", "pr (#7)")
+    merged = git(repo, "rev-parse", "HEAD")
+    fake.add_pull(
+        7, "feature", head_sha=swept, state="closed", merged=True,
+        merged_at="2024-02-01T00:00:00Z", merge_commit_sha=merged,
+        labels=["full-sweep-enabled"], commits=[FakeCommit(swept)],
+    )  # fmt: skip
+    fake.add_comment(7, "/reuse-sweep-run", "bob", "MEMBER")
+    fake.add_run("run-sweep.yml", swept, head_branch="feature", artifacts=["results_bmk"])
+    env = {**os.environ, **env_for(fake)}
+    for name in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_EVENT_PATH", "GITHUB_ACTIONS"):
+        env.pop(name, None)
+    code, modules = loaded(
+        repo,
+        "reuse-gate", "--event-name", "push", "--ref", "refs/heads/main", "--commit-sha", merged,
+        env=env,
+    )  # fmt: skip
+    assert code == 0
+    assert fake.count() == 5  # the decision was made over HTTP: pulls, comments, commits, ...
+    assert len(fake.requests(pattern="/artifacts")) == 1  # ... down to the chosen run's artifacts
+    assert present(modules, *REUSE_GATE_ABSENT) == []
+    # the probe sees the modules the decision does use
+    assert present(modules, "socket", "changelog_tools.github.client", "changelog_tools.gitrepo") == [
+        "changelog_tools.github.client", "changelog_tools.gitrepo", "socket",
+    ]  # fmt: skip
+    assert other_commands(modules, "reuse_gate", "_common") == []
