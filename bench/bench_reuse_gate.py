@@ -40,7 +40,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _util import REPO_ROOT, console_script, run_measured
+from _util import clean_interpreter, console_script, run_measured
 
 from changelog_tools import config as config_mod
 from changelog_tools.github.adapter import RetryPolicy, make_github
@@ -109,49 +109,6 @@ raise SystemExit(namespace["main"]())
 """
 
 
-# A console script as pip writes one (it imports re, as pip's launchers do).
-LAUNCHER = """#!{python}
-import re
-import sys
-from changelog_tools.cli import main
-if __name__ == "__main__":
-    sys.argv[0] = re.sub(r"(-script\\.pyw|\\.exe)?$", "", sys.argv[0])
-    sys.exit(main())
-"""
-
-
-def clean_interpreter(root: Path) -> tuple[str, str]:
-    """A venv without pip whose only addition is a ``.pth`` naming the source tree and the
-    development venv's site-packages, and a console script in it: (python, changelog-tools).
-
-    The development venv's editable install makes every interpreter in it import a finder at
-    start-up (importlib.util, pathlib, re, urllib.parse, ...: ~20 ms), which a user's install
-    does not; it also makes those modules look free to the tool. A path named in a ``.pth``
-    is not a site directory, so the editable finder's own ``.pth`` in it never runs.
-    """
-    import sysconfig
-
-    venv = root / "clean-venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    purelib = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True, capture_output=True, text=True,
-    ).stdout.strip()  # fmt: skip
-    dev_site = sysconfig.get_paths()["purelib"]
-    (Path(purelib) / "dev.pth").write_text(f"{REPO_ROOT}\n{dev_site}\n")
-    script = venv / "bin" / "changelog-tools"
-    script.write_text(LAUNCHER.format(python=python))
-    script.chmod(0o755)
-    finder = subprocess.run(
-        [str(python), "-c", "import sys; print(any('editable' in m for m in sys.modules))"],
-        check=True, capture_output=True, text=True,
-    ).stdout.strip()  # fmt: skip
-    if finder != "False":
-        sys.exit(f"{python} still imports an editable finder at start-up")
-    return str(python), str(script)
-
-
 def interleaved(
     fake: FakeGitHub, commands: dict[str, tuple[list[str], Path]], repeat: int
 ) -> dict[str, tuple[float, float]]:
@@ -197,7 +154,7 @@ def time_command_run(repeat: int, reference: Path | None) -> None:
         _git(work, "commit", "-q", "-m", "pr")
         _git(work, "push", "-q", "origin", "feature")
         swept = _git(work, "rev-parse", "HEAD")
-        clean_python, clean_script = clean_interpreter(root)
+        clean_python, clean_script = clean_interpreter(root / "clean-venv")
         with FakeGitHub(REPO, git_origin=origin) as fake:
             fake.add_pull(7, "feature", labels=["full-sweep-enabled"])
             fake.add_run(WORKFLOW, swept, head_branch="feature", artifacts=["results_bmk"])
