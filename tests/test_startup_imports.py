@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from changelog_tools.cli import COMMANDS, SUMMARIES, cli
+from changelog_tools.github.actions_env import read_step_outputs
 from changelog_tools.testing.fakegithub import FakeCommit, FakeGitHub
 from tests.checkdata import BASE, CONFIG, MASTERS, PULL, appended, entry, init_repo
 from tests.conftest import commit_files, git
@@ -222,11 +223,13 @@ def test_json_is_loaded_only_to_print_json(tmp_path: Path) -> None:
 # What the GitHub session no longer imports: http.client (it loads the email package to parse
 # headers, ~20 ms), urllib.request, and ssl for an http API; nor anything of signing off,
 # merging, the ledger or YAML when the repository has neither a configuration file nor a
-# changelog, nor pathspec when no path differs after the source run.
+# changelog, nor pathspec when no path differs after the source run, nor secrets (with random,
+# hashlib, hmac) for the step outputs' delimiters.
 REUSE_GATE_ABSENT = (
     "http.client", "email", "urllib.request", "ssl", "github", "requests", "urllib3",
     *GITPYTHON, "changelog_tools.signoff", "changelog_tools.flows", "changelog_tools.testing",
     "changelog_tools.ledger", "changelog_tools.yamlload", "ruamel", "pathspec", "jsonschema",
+    "secrets", "hashlib",
 )  # fmt: skip
 
 
@@ -252,8 +255,10 @@ def test_a_whole_reuse_decision_loads_no_http_library_and_no_other_feature(
     )  # fmt: skip
     fake.add_comment(7, "/reuse-sweep-run", "bob", "MEMBER")
     fake.add_run("run-sweep.yml", swept, head_branch="feature", artifacts=["results_bmk"])
+    outputs, summary = tmp_path / "outputs", tmp_path / "summary.md"
     env = {**os.environ, **env_for(fake)}
-    for name in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_EVENT_PATH", "GITHUB_ACTIONS"):
+    env.update(GITHUB_OUTPUT=str(outputs), GITHUB_STEP_SUMMARY=str(summary))
+    for name in ("GITHUB_EVENT_PATH", "GITHUB_ACTIONS"):
         env.pop(name, None)
     code, modules = loaded(
         repo,
@@ -261,6 +266,8 @@ def test_a_whole_reuse_decision_loads_no_http_library_and_no_other_feature(
         env=env,
     )  # fmt: skip
     assert code == 0
+    assert read_step_outputs(outputs.read_text())["reuse-enabled"] == "true"  # as a step does
+    assert "Source run" in summary.read_text()
     assert fake.count() == 5  # the decision was made over HTTP: pulls, comments, commits, ...
     assert len(fake.requests(pattern="/artifacts")) == 1  # ... down to the chosen run's artifacts
     assert present(modules, *REUSE_GATE_ABSENT) == []
