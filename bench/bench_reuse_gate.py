@@ -172,6 +172,11 @@ def time_command_run(repeat: int, reference: Path | None) -> None:
             bare = root / "ci-bare"
             _git(root, "clone", "-q", "--no-local", str(origin), str(bare))
             os.environ.update(GH_TOKEN="t", GITHUB_API_URL=fake.base_url, GITHUB_REPOSITORY=REPO)
+            # As a workflow step runs: both tools append their outputs to $GITHUB_OUTPUT
+            # (and reuse-gate its summary to $GITHUB_STEP_SUMMARY).
+            os.environ.update(
+                GITHUB_OUTPUT=str(root / "outputs"), GITHUB_STEP_SUMMARY=str(root / "summary.md")
+            )
             ours = ["reuse-gate", "--event-name", "push", "--ref", "refs/heads/main",
                     "--commit-sha", merge]  # fmt: skip
             theirs = ["-c", REFERENCE_LOADER, str(reference), fake.base_url, "--repo", REPO,
