@@ -227,7 +227,7 @@ def _print_json_error(
     args: list[str], exc: BaseException, exit_code: int, message: str, hint: str | None
 ) -> None:
     """One JSON object on stdout for a failed command, so a `--format json` step can parse it."""
-    from changelog_tools.diagnostics import json_text
+    from changelog_tools.jsontext import json_text
 
     error: dict[str, Any] = {"code": _error_code(exc), "exit-code": exit_code, "message": message}
     if hint:

@@ -449,20 +449,12 @@ def render_text(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-# Version of every JSON document the tool prints (reports, outcomes, step outputs, errors).
-# Bump it when a key is removed or changes meaning; adding a key does not bump it.
-SCHEMA_VERSION = 1
-
-
 def json_text(doc: Mapping[str, Any]) -> str:
-    """``doc`` as the tool prints JSON: ``schema-version`` first, indented, one trailing newline."""
-    import json  # only JSON output needs it; text and GitHub output are the common case
+    """``doc`` as the tool prints JSON (see :mod:`changelog_tools.jsontext`)."""
+    # json is imported with jsontext, only here: text and GitHub output are the common case.
+    from changelog_tools.jsontext import json_text as text
 
-    full = {"schema-version": SCHEMA_VERSION, **doc}
-    try:
-        return json.dumps(full, indent=2, sort_keys=False, allow_nan=False) + "\n"
-    except ValueError:  # a YAML `.nan`/`.inf` echoed back: NaN is not JSON, write it as text
-        return json.dumps(_finite(full), indent=2, sort_keys=False) + "\n"
+    return text(doc)
 
 
 def render_json(report: Report) -> str:
@@ -483,16 +475,6 @@ def render_json(report: Report) -> str:
         }
     doc.update(report.data)
     return json_text(doc)
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return repr(value)
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
 
 
 def _escape_data(value: str) -> str:

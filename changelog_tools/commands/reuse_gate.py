@@ -246,9 +246,9 @@ def reuse_gate(
     if decision.refused and env.get("GITHUB_ACTIONS") == "true":
         click.echo(f"::warning title=reuse refused::{_escape(decision.reason)}", err=True)
     _progress(decision.reason)
-    from changelog_tools import diagnostics as dx
+    from changelog_tools.jsontext import json_text
 
-    click.echo(dx.json_text(outputs), nl=False)
+    click.echo(json_text(outputs), nl=False)
     return 0
 
 
