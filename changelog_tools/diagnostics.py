@@ -6,7 +6,6 @@ logs, docs and suppressions can refer to them.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
