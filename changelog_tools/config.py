@@ -633,7 +633,9 @@ class Config:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in _CONFIG_ORDER)
+        # tuples, as the generated __eq__: identity first, so a NaN option equals itself
+        mine = tuple(getattr(self, name) for name in _CONFIG_ORDER)
+        return mine == tuple(getattr(other, name) for name in _CONFIG_ORDER)
 
     __hash__ = None  # type: ignore[assignment]  # as a dataclass with unhashable fields: none
 

@@ -174,7 +174,8 @@ class GitRepo:
 
     def tree_changes(self, a: str, b: str) -> list[str]:
         """Paths whose entries differ between the trees ``a`` and ``b`` name (tree ids or
-        ``REV^{tree}``): what ``git diff-tree -r --name-only --no-renames A B`` lists, read
+        ``REV^{tree}``): the paths ``git diff-tree -r --name-only --no-renames A B`` lists
+        (the same set; sorted by name, not in git's tree order), read
         through the blob reader instead of a process of its own (the drift guard asks this
         of a fresh merge tree on every reuse). Only the subtrees that differ are read."""
         reader = self._blobs()

@@ -267,7 +267,14 @@ class Session:
         conn = self._connection()
         conn.sock.settimeout(self.timeout)
         conn.sock.sendall(request)
-        return _read_response(conn.reader, verb)
+        # A reader per answer, as http.client has: bytes a server sent past the end of one
+        # answer (an interim answer's tail, a body longer than its Content-Length) are dropped
+        # with it, never read as the answer to the next request.
+        reader = conn.sock.makefile("rb")
+        try:
+            return _read_response(reader, verb)
+        finally:
+            reader.close()
 
     def _host_header(self) -> str:
         """The Host header as http.client writes it: IPv6 in brackets, a default port left out."""
@@ -320,14 +327,12 @@ class Session:
 
 
 class _Connection:
-    """An open socket to the API origin and the buffered reader over it."""
+    """An open socket to the API origin."""
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
-        self.reader = sock.makefile("rb")
 
     def close(self) -> None:
-        self.reader.close()
         self.sock.close()
 
 
@@ -414,12 +419,13 @@ def _read_status(reader: Any) -> tuple[int, int]:
 def _read_response(reader: Any, verb: str) -> tuple[int, dict[str, str], bytes, bool]:
     """(status, headers, body, whether the connection ends) of the next answer on ``reader``.
 
-    ``100 Continue`` answers are skipped, as http.client does; the body is framed by chunked
-    transfer encoding, else ``Content-Length``, else the end of the connection."""
+    Interim answers (1xx but ``101 Switching Protocols``, which the tool never asks for) are
+    skipped; the body is framed by chunked transfer encoding, else ``Content-Length``, else
+    the end of the connection."""
     while True:
         version, status = _read_status(reader)
         headers = _read_headers(reader)
-        if status != 100:
+        if not (100 <= status < 200 and status != 101):
             break
     connection = headers.get("connection", "").lower()
     if version == 11:
@@ -434,10 +440,17 @@ def _read_response(reader: Any, verb: str) -> tuple[int, dict[str, str], bytes, 
         return status, headers, b"", will_close
     if "chunked" in headers.get("transfer-encoding", "").lower():
         return status, headers, _read_chunked(reader), will_close
-    try:
-        length: int | None = int(headers["content-length"])
-    except (KeyError, ValueError):
-        length = None
+    length: int | None = None
+    if "content-length" in headers:
+        # A repeated header arrives joined ("2, 2"): the same value repeated is that value
+        # (RFC 9110 8.6); different values frame the body no one way, so the answer is refused.
+        values = {v.strip() for v in headers["content-length"].split(",")}
+        if len(values) > 1:
+            raise HTTPException(f"conflicting Content-Length values {headers['content-length']!r}")
+        try:
+            length = int(values.pop())
+        except ValueError:
+            length = None
     if length is None or length < 0:
         return status, headers, reader.read(), True  # the body ends with the connection
     body: bytes = reader.read(length)

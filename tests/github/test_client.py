@@ -341,3 +341,49 @@ def test_https_is_verified_against_the_configured_bundle(
         assert info.value.kind == "SSLCertVerificationError"
     finally:
         s.stop()
+
+
+def _ok(body: bytes) -> bytes:
+    return b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
+def test_interim_answers_are_skipped_and_leave_nothing_for_the_next_request() -> None:
+    # A 103 and the real answer in one packet: the 200 answers this request, and nothing of
+    # it is left to be read as the answer to the next one.
+    first = b"HTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\n" + _ok(b'{"for": "one"}')
+    raw = RawServer([first, _ok(b'{"for": "two"}')])
+    try:
+        client = session(raw.base)
+        assert client.send("GET", "/one", None, None)[1] == {"for": "one"}
+        assert client.send("GET", "/two", None, None)[1] == {"for": "two"}
+    finally:
+        raw.stop()
+
+
+def test_bytes_past_an_answers_length_are_not_the_next_answer() -> None:
+    raw = RawServer([_ok(b"{}") + b"junk after the body", _ok(b'{"n": 2}')])
+    try:
+        client = session(raw.base)
+        assert client.send("GET", "/one", None, None)[1] == {}
+        assert client.send("GET", "/two", None, None)[1] == {"n": 2}
+    finally:
+        raw.stop()
+
+
+def test_a_repeated_content_length_is_one_length_and_conflicting_ones_are_refused() -> None:
+    from changelog_tools.github.client import ConnectionFailure
+
+    same = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}"
+    raw = RawServer([same])
+    try:
+        assert session(raw.base).send("GET", "/x", None, None)[1] == {}
+    finally:
+        raw.stop()
+    conflicting = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}x"
+    raw = RawServer([conflicting], close_after=True)
+    try:
+        with pytest.raises(ConnectionFailure) as caught:
+            session(raw.base).send("GET", "/x", None, None)
+        assert caught.value.kind == "HTTPException" and not caught.value.timed_out
+    finally:
+        raw.stop()
