@@ -162,7 +162,7 @@ def test_config_behaves_as_the_frozen_dataclass_it_declares(tmp_path: Path) -> N
     assert a != dataclasses.replace(a, source=tmp_path / "x.yaml")  # the last field counts too
     assert a.__eq__(object()) is NotImplemented
     nan = dataclasses.replace(a, github_retry_backoff=float("nan"))
-    assert nan == nan  # noqa: PLR0124  (compared as tuples, identity first, as generated)
+    assert nan == nan  # compared as tuples, identity first, as the generated __eq__
     assert repr(a).startswith("Config(repository='SemiAnalysisAI/InferenceX', changelog=")
     assert repr(a).endswith(f"root={tmp_path!r}, source=None)")
     with pytest.raises(dataclasses.FrozenInstanceError):
