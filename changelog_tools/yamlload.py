@@ -361,8 +361,12 @@ def load(text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, line_offset: int = 0)
         for event in _YAML.parse(text):
             kind = type(event)
             if kind is ScalarEvent:
-                reject_properties(event)
-                mark = _pos(event, line_offset)
+                # reject_properties can only raise for an anchor or a tag; nearly no scalar has
+                # either, so the call (and _pos's) is skipped in this loop over every scalar.
+                if event.anchor is not None or event.tag is not None:
+                    reject_properties(event)
+                start = event.start_mark
+                mark = (start.line + 1 + line_offset, start.column + 1)
                 text = event.value
                 if event.implicit[0] and text and text[0] in _SPECIAL_FIRST:
                     attach(plain(text, mark), mark)
