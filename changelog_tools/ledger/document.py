@@ -9,8 +9,8 @@ problem it finds rather than stopping at the first.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from changelog_tools import diagnostics as dx
@@ -503,42 +503,3 @@ def pr_link_lines(raw: bytes, block: Block) -> list[LinkLine]:
         trail = len(value) - len(value.rstrip(b" ")) if lead < len(value) else 0
         out.append(LinkLine(m.start(), m.end(), start + lead, end - trail))
     return out
-
-
-def join_entries(blocks: Sequence[bytes]) -> bytes:
-    """Join entry byte blocks (each ending with a newline) with exactly one empty line."""
-    return b"\n".join(blocks)
-
-
-def parse_error_summary(ledger: Ledger) -> str:
-    first = next((d for d in ledger.diagnostics if d.severity is dx.Severity.ERROR), None)
-    if first is None:
-        return "no errors"
-    loc = f"{first.path}:{first.line}" if first.line else first.path
-    return f"{loc}: {first.code} {first.message}"
-
-
-@dataclass
-class LineIndex:
-    """Offset -> line number lookups in O(log n) after one O(n) scan."""
-
-    raw: bytes
-    line_offset: int = 0
-    _starts: list[int] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        starts = [0]
-        find = self.raw.find
-        pos = find(b"\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find(b"\n", pos + 1)
-        self._starts = starts
-
-    def line(self, offset: int) -> int:
-        import bisect
-
-        return bisect.bisect_right(self._starts, offset) + self.line_offset
-
-    def start_of_line(self, line: int) -> int:
-        return self._starts[line - 1 - self.line_offset]
