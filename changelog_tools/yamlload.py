@@ -112,32 +112,10 @@ def resolve_plain(value: str) -> Any:
 # -- YAML 1.1: what a PyYAML consumer makes of the same plain scalar -----------------------------
 # Written from the YAML 1.1 type definitions (bool, int, float, null, merge, timestamp, value).
 # PyYAML implements them except the one-letter booleans y/Y/n/N, which other 1.1 readers honour.
-_Y11_BOOL = frozenset(
-    [
-        "y",
-        "Y",
-        "yes",
-        "Yes",
-        "YES",
-        "n",
-        "N",
-        "no",
-        "No",
-        "NO",
-        "true",
-        "True",
-        "TRUE",
-        "false",
-        "False",
-        "FALSE",
-        "on",
-        "On",
-        "ON",
-        "off",
-        "Off",
-        "OFF",
-    ]
-)
+_Y11_BOOL = frozenset([
+    "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE",
+    "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF",
+])  # fmt: skip
 _Y11_FLOAT = re.compile(
     r"(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?"
     r"|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
