@@ -10,9 +10,11 @@ longer (the real file repeated). `canonicalize` runs on the PR's file against th
 once from files (--base-file) and once in git mode (base = merge-base with main, read through
 git). Targets (issue 14): the 10x history at most 1.1x the real one.
 
-``--python PY`` runs the tool as ``PY -m changelog_tools`` (for example a clean interpreter
-whose site-packages only points at the checkout, so the editable install's import hook is not
-charged; see CONTRIBUTING/COMMON notes), instead of the installed console script.
+``--python PY`` runs the tool as ``PY -m changelog_tools`` instead of the installed console
+script: for example a clean interpreter (``python3 -m venv --without-pip /tmp/clean`` plus a
+``.pth`` file in its site-packages naming the checkout and this venv's site-packages), so the
+editable install's import hook, which every interpreter of this venv imports, is not charged
+to the tool (a user's wheel install has no such hook).
 
 Side by side with the reference (issue 14: at or under 0.1x on the real file): with the
 reference tools in ``--reference DIR`` (default: $CHANGELOG_TOOLS_REFERENCE, else /tmp/ref;
