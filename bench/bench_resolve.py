@@ -10,11 +10,10 @@ longer (the real file repeated). `canonicalize` runs on the PR's file against th
 once from files (--base-file) and once in git mode (base = merge-base with main, read through
 git). Targets (issue 14): the 10x history at most 1.1x the real one.
 
-``--python PY`` runs the tool as ``PY -m changelog_tools`` instead of the installed console
-script: for example a clean interpreter (``python3 -m venv --without-pip /tmp/clean`` plus a
-``.pth`` file in its site-packages naming the checkout and this venv's site-packages), so the
-editable install's import hook, which every interpreter of this venv imports, is not charged
-to the tool (a user's wheel install has no such hook).
+The tool runs from a clean interpreter (`_util.clean_interpreter`: no editable-install finder,
+as a wheel install starts), or as ``PY -m changelog_tools`` with ``--python PY`` (for example
+another checkout's clean interpreter, to time before and after), or as this venv's console
+script with ``--dev-venv``.
 
 Side by side with the reference (issue 14: at or under 0.1x on the real file): with the
 reference tools in ``--reference DIR`` (default: $CHANGELOG_TOOLS_REFERENCE, else /tmp/ref;
@@ -41,7 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _util import INFERENCEX, console_script, report, run_measured, time_command
+from _util import INFERENCEX, clean_interpreter, console_script, report, run_measured, time_command
 
 from changelog_tools.testing import synth
 
@@ -299,7 +298,10 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument(
-        "--python", help="run the tool as PY -m changelog_tools (default: the console script)"
+        "--python", help="run the tool as PY -m changelog_tools (default: a clean interpreter)"
+    )
+    parser.add_argument(
+        "--dev-venv", action="store_true", help="run this venv's console script instead"
     )
     parser.add_argument(
         "--reference",
@@ -319,10 +321,16 @@ def main() -> None:
         help="run only the history-scaling cases or only the comparison with the reference",
     )
     args = parser.parse_args()
-    tool = [args.python, "-m", "changelog_tools"] if args.python else [console_script()]
     real = _history()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
+        if args.python:
+            tool = [args.python, "-m", "changelog_tools"]
+        elif args.dev_venv:
+            tool = [console_script()]
+        else:
+            tool = [clean_interpreter(work / "clean-venv")[1]]
+        print(f"the tool: {' '.join(tool)}")
         if args.only != "reference":
             scaling(tool, real, args.repeat, work)
         if args.only != "scaling":
