@@ -278,3 +278,71 @@ def test_a_whole_reuse_decision_loads_no_http_library_and_no_other_feature(
         "changelog_tools.github.client", "changelog_tools.gitrepo", "socket",
     ]  # fmt: skip
     assert other_commands(modules, "reuse_gate", "_common") == []
+
+
+# -- validate, resolve, canonicalize, merge-driver (helper ledgerfast) ---------------------------
+# What each of these keeps off its path: `validate` reads one whole file and needs none of the
+# append-only machinery; the file modes start no git process; a read-only `canonicalize --check`
+# opens no temporary file; none of them needs the placement fixer unless asked.
+
+APPEND_ONLY = (
+    "changelog_tools.ledger.check",
+    "changelog_tools.ledger.appendonly",
+    "changelog_tools.ledger.masterconfig",
+    "changelog_tools.ledger.guard",
+    "changelog_tools.ledger.canonicalize",
+    "changelog_tools.ledger.resolve",
+)
+GIT = ("subprocess", "changelog_tools.gitrepo", "changelog_tools.ledger.mergedriver")
+
+
+def test_validate_loads_no_append_only_machinery_and_no_git(files: Path) -> None:
+    code, modules = loaded(files, "validate", "head.yaml")
+    assert code == 0
+    assert present(modules, *APPEND_ONLY, *GIT, "changelog_tools.ledger.placement") == []
+    assert present(modules, "changelog_tools.ledger.document") == [
+        "changelog_tools.ledger.document"
+    ]
+
+
+def test_resolve_in_file_mode_starts_no_git(files: Path) -> None:
+    code, modules = loaded(
+        files,
+        "resolve", "--pr", "5", "--base-file", "base.yaml", "--pr-file", "head.yaml",
+        "--main-file", "main.yaml", "--output", "out.yaml",
+    )  # fmt: skip
+    assert code == 0
+    assert present(modules, *GIT, "changelog_tools.ledger.placement") == []
+    assert other_commands(modules, "resolve", "_common") == []
+    assert present(modules, "changelog_tools.ledger.resolve", "tempfile") == [
+        "changelog_tools.ledger.resolve",
+        "tempfile",  # it writes: the atomic write needs it, and the probe sees it
+    ]
+
+
+def test_canonicalize_check_in_file_mode_starts_no_git_and_opens_no_temporary_file(
+    files: Path,
+) -> None:
+    code, modules = loaded(
+        files, "canonicalize", "--pr", "5", "--base-file", "base.yaml", "--check", "head.yaml"
+    )
+    assert code == 1  # the placeholder would be replaced
+    assert present(modules, *GIT, "tempfile", "changelog_tools.ledger.placement") == []
+    assert other_commands(modules, "canonicalize", "_common") == []
+
+
+def test_the_merge_driver_loads_no_other_command_and_no_placement_fixer(
+    files: Path, repo: Path
+) -> None:
+    for name, source in (("base", "base.yaml"), ("ours", "main.yaml"), ("theirs", "head.yaml")):
+        (repo / ".git" / f"{name}.yaml").write_bytes((files / source).read_bytes())
+    code, modules = loaded(
+        repo, "merge-driver", "--pr-side", "theirs",
+        ".git/base.yaml", ".git/ours.yaml", ".git/theirs.yaml",
+    )  # fmt: skip
+    assert code == 0
+    assert present(modules, "changelog_tools.ledger.placement") == []
+    assert other_commands(modules, "merge_driver", "_common") == []
+    assert present(modules, "changelog_tools.ledger.mergedriver") == [
+        "changelog_tools.ledger.mergedriver"
+    ]

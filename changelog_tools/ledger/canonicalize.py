@@ -18,7 +18,7 @@ from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
 from changelog_tools.errors import UsageError
 from changelog_tools.fsutil import atomic_write, read_input
-from changelog_tools.ledger.appendonly import ChangeKind, compare
+from changelog_tools.ledger.appendonly import Change, ChangeKind, compare
 from changelog_tools.ledger.document import ENTRY_START, Block, Splice, apply_splices, pr_link_lines
 from changelog_tools.ledger.guard import Refusal, require_valid
 from changelog_tools.ledger.links import LinkKind, canonical_link, classify, placeholder_links
@@ -50,6 +50,14 @@ class LinkPlan:
 def entries_before(raw: bytes) -> int:
     """How many entries ``raw`` holds, by counting entry starts (no parse needed)."""
     return raw.count(b"\n" + ENTRY_START) + raw.startswith(ENTRY_START)
+
+
+def entries_in_base(change: Change) -> int:
+    """Entries in ``change.base``: the comparison counted them already when ``head`` only
+    appends to it (the same count as :func:`entries_before`, one pass over history saved)."""
+    if change.history_entries is not None:
+        return change.history_entries
+    return entries_before(change.base)
 
 
 _COMMENT_RE = re.compile(r"\s#")
@@ -313,7 +321,7 @@ def canonicalize(
         placeholders=config.placeholders,
         fix_near_misses=fix_near_misses,
         path=shown,
-        first_entry=entries_before(change.base) + 1,
+        first_entry=entries_in_base(change) + 1,
     )
     if not plan.splices:
         return Canonicalized(head, False, change.kind, len(change.appended), (), ())

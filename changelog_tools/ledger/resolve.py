@@ -32,7 +32,12 @@ from changelog_tools.ledger.appendonly import (
     separator_after,
     without_link,
 )
-from changelog_tools.ledger.canonicalize import Substitution, entries_before, plan_links
+from changelog_tools.ledger.canonicalize import (
+    Substitution,
+    entries_before,
+    entries_in_base,
+    plan_links,
+)
 from changelog_tools.ledger.document import (
     ENTRY_START_RE,
     Block,
@@ -314,7 +319,9 @@ def _invalid_main(ledger: Ledger, label: str) -> Refusal:
     )
 
 
-def main_side_entries(base: bytes, main: bytes, *, labels: Labels) -> MainSide:
+def main_side_entries(
+    base: bytes, main: bytes, *, labels: Labels, base_entries: int | None = None
+) -> MainSide:
     """The entries main added since ``base``; raises :class:`Refusal` when main is unusable.
 
     When main starts with the merge-base bytes (the normal case) only its suffix is parsed and
@@ -331,7 +338,8 @@ def main_side_entries(base: bytes, main: bytes, *, labels: Labels) -> MainSide:
             line=main.count(b"\n") + 1,
             hint="fix main first (add the final newline), then merge again",
         )
-    first = entries_before(base)
+    # ``base_entries``: the count of base's entries when the caller has it (one pass saved).
+    first = entries_before(base) if base_entries is None else base_entries
     if main.startswith(base) and (not base or base.endswith(b"\n")):
         found = ENTRY_START_RE.search(main, len(base))
         lead = main[len(base) : found.start() if found else len(main)]
@@ -391,7 +399,9 @@ def resolve(
         history, pr_side, label=labels.pr, base_label=labels.base, config=config
     )
     _refuse_pr_change(pr_change, labels)
-    main_info = main_side_entries(history, main_side, labels=labels)
+    main_info = main_side_entries(
+        history, main_side, labels=labels, base_entries=pr_change.history_entries
+    )
     if pr_change.kind is ChangeKind.CORRECTED:
         return _resolve_corrections(
             history,
@@ -428,7 +438,7 @@ def _resolve_appends(
     mode: str,
     fix_near_misses: bool,
 ) -> Resolution:
-    pr_first = entries_before(pr_change.base) + 1
+    pr_first = entries_in_base(pr_change) + 1
     # Entries main added since the merge-base, link included; each can absorb one PR entry
     # that is the same entry (cherry-picked from main), never one that only reads the same.
     on_main: dict[str, list[tuple[int, int]]] = defaultdict(list)
