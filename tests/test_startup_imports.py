@@ -212,3 +212,17 @@ def test_json_is_loaded_only_to_print_json(tmp_path: Path) -> None:
     code, modules = loaded(tmp_path, "no-such-command", "--format", "json")
     assert code == 2  # the usage error is printed as one JSON object
     assert present(modules, "json") == ["json"]
+
+
+def test_a_usual_appended_entry_is_checked_without_the_yaml_parser(files: Path) -> None:
+    argv = ("check", "--pr", "5", "--base-file", "base.yaml", "--head-file", "head.yaml")
+    code, modules = loaded(files, *argv)
+    assert code == 0
+    assert present(modules, "ruamel", "_ruamel_yaml") == []
+    # an entry in a shape the simple reader leaves to the parser (a flow list) loads it
+    head = (files / "head.yaml").read_bytes()
+    (files / "head.yaml").write_bytes(
+        head.replace(b"description:\n", b"evals: [a]\n  description:\n", 1)
+    )
+    code, modules = loaded(files, *argv)
+    assert present(modules, "ruamel") == ["ruamel"]
