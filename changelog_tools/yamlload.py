@@ -592,6 +592,74 @@ def _read_simple(text: str, line_offset: int) -> _SimpleRead:
     return _SimpleRead(result, len(root) - 1, entry_start, entry_line, notes_before)
 
 
+_ROOT_ITEM = re.compile(r"( *)- ")
+
+
+def _read_simple_mapping(text: str, line_offset: int) -> Loaded | None:
+    """The simple reader for a flat mapping at column 1 (a configuration file): ``key: value``
+    lines, and ``key:`` followed by its list of one-line scalars, their ``-`` at one column.
+    None for anything else; the event reader reads it then."""
+    if _NOT_SIMPLE_CHAR.search(text):
+        return None
+    root: dict[Any, Any] = {}
+    result = Loaded(value=root, documents=1)
+    marks = result.marks
+    key_marks = result.key_marks
+    notes = result.notes
+    pending: tuple[Any, Mark] | None = None
+    items: list[Any] | None = None
+    items_path: Path = ()
+    items_column = 0
+    for number, raw in enumerate(text.split("\n"), start=1 + line_offset):
+        line = raw.rstrip(" ")
+        if not line or line.lstrip(" ")[0] == "#":
+            continue
+        item = _ROOT_ITEM.match(line)
+        if item is not None:
+            dash = item.end() - 1
+            if pending is not None:
+                key, key_mark = pending
+                items = []
+                items_path = (key,)
+                items_column = dash
+                root[key] = items
+                marks[items_path] = (number, dash)
+                key_marks[items_path] = key_mark
+                pending = None
+            elif items is None or dash != items_column:
+                return None
+            mark = (number, dash + 2)
+            ok, value = _simple_scalar(line[dash + 1 :], mark, notes)
+            if not ok:
+                return None
+            marks[(*items_path, len(items))] = mark
+            items.append(value)
+            continue
+        found = _SIMPLE_KEY.match(line)
+        if found is None or pending is not None:
+            return None
+        items = None
+        key_mark = (number, 1)
+        ok, key = _simple_scalar(found[1], key_mark, notes)
+        if not ok or key in root:
+            return None
+        if not root:
+            marks[()] = key_mark
+        if found[2] is None:
+            pending = (key, key_mark)
+            continue
+        mark = (number, len(found[1]) + 3)
+        ok, value = _simple_scalar(found[2], mark, notes)
+        if not ok:
+            return None
+        root[key] = value
+        marks[(key,)] = mark
+        key_marks[(key,)] = key_mark
+    if pending is not None or not root:
+        return None
+    return result
+
+
 def _entry(path: Path) -> int:
     """The entry index a path below the root list starts with."""
     index = path[0]
@@ -609,6 +677,10 @@ def _load_mixed(text: str, *, max_depth: int, line_offset: int) -> Loaded:
     events the whole text gives from there, with its lines offset. A problem in the rest is
     reported from the whole text, so its message and position are the whole text's.
     """
+    if max_depth >= _SIMPLE_DEPTH and text[:1].isalpha():
+        mapping = _read_simple_mapping(text, line_offset)
+        if mapping is not None:
+            return mapping
     read = _read_simple(text, line_offset) if max_depth >= _SIMPLE_DEPTH else None
     if read is not None and read.stop < 0:
         return read.result

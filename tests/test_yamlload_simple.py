@@ -186,6 +186,43 @@ def test_load_reads_every_text_as_the_event_reader_does(text: str, line_offset: 
     assert_same(text, line_offset)
 
 
+@st.composite
+def mappings(draw: st.DrawFn) -> str:
+    """Configuration files: a flat mapping, mostly of the usual shapes."""
+    odd = draw(st.sampled_from([0.0, 0.05, 0.2]))
+
+    def pick(good: list[str], bad: list[str]) -> str:
+        return draw(st.sampled_from(bad if draw(st.floats(0, 1)) < odd else good))
+
+    lines: list[str] = []
+    keys = draw(st.lists(st.sampled_from([*GOOD_KEYS, "repository", "x"]), min_size=1,
+                         max_size=5, unique=True))  # fmt: skip
+    if draw(st.floats(0, 1)) < odd:
+        keys.append(draw(st.sampled_from(KEYS + keys)))
+    for key in keys:
+        lead = pick([""], [" ", "  ", "- "])
+        if draw(st.booleans()):
+            lines.append(f"{lead}{key}:" + pick(["", " "], [" # c", " {}"]))
+            indent = draw(st.sampled_from(["", "  ", "    ", " "]))
+            for _ in range(draw(st.integers(0 if odd else 1, 3))):
+                if draw(st.floats(0, 1)) < odd:
+                    lines.append(draw(st.sampled_from(["", "# c", "  nested: x", "---"])))
+                lines.append(f"{pick([indent], ['   ', '      '])}- {pick(GOOD_SCALARS, SCALARS)}")
+        else:
+            lines.append(f"{lead}{key}: {pick(GOOD_SCALARS, SCALARS)}")
+    return "\n".join(lines) + draw(st.sampled_from(["\n", "", "\n\n"]))
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mappings(), st.integers(0, 9))
+@example("repository: o/r\nmaster-configs:\n  - a.yaml\n  - b.yaml\n", 0)
+@example("a:\n- x\n- y\nb: 1\n", 0)
+@example("a:\n- x\n  - y\n", 0)
+@example("a: 1\n- x\n", 0)
+def test_flat_mappings_read_as_the_event_reader_does(text: str, line_offset: int) -> None:
+    assert_same(text, line_offset)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.integers(1, 40), st.integers(0, 2**32 - 1))
 def test_synthetic_ledgers_read_the_same(size_kib: int, seed: int) -> None:
