@@ -19,21 +19,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
-
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import (
-    AliasEvent,
-    DocumentStartEvent,
-    MappingEndEvent,
-    MappingStartEvent,
-    ScalarEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-)
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from changelog_tools import diagnostics as dx
+
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
 
 Path = tuple[str | int, ...]
 Mark = tuple[int, int]  # 1-based (line, column)
@@ -41,7 +33,12 @@ Mark = tuple[int, int]  # 1-based (line, column)
 DEFAULT_MAX_DEPTH = 32
 
 
-def _make_parser() -> YAML:
+@cache
+def _parser() -> YAML:
+    # ruamel.yaml is imported on the first text the simple reader below leaves to it: the
+    # import costs more than a whole `check` of one appended entry spends on its own work.
+    from ruamel.yaml import YAML
+
     try:
         import _ruamel_yaml  # noqa: F401  (only probing for the C extension)
 
@@ -49,8 +46,6 @@ def _make_parser() -> YAML:
     except ImportError:  # pragma: no cover - depends on the installed wheel
         return YAML(typ="safe", pure=True)
 
-
-_YAML = _make_parser()
 
 # The core schema's fixed words, as sets: a membership test is exactly a match of the
 # alternation anchored at both ends, and a set costs nothing to build at import (a compiled
@@ -225,6 +220,37 @@ class Loaded:
             path = path[:-1]
 
 
+def _plain(text: str, mark: Mark, notes: list[tuple[str, str, str, Mark]]) -> Any:
+    """The value of plain scalar ``text``; a note for what a ledger must not hold unquoted."""
+    try:
+        value = resolve_plain(text)
+    except NumberTooLong:
+        notes.append(
+            (
+                dx.NUMBER_TOO_LONG,
+                f"plain number of {len(text):,} characters is too long to read "
+                f"(the limit is {MAX_NUMBER_DIGITS:,})",
+                "quote it if it is text; a changelog holds no such number",
+                mark,
+            )
+        )
+        return text
+    reads = yaml11_difference(text, value)
+    if reads is not None:
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        here = "null" if value is None else _READS_AS[_KIND12.get(type(value), "str")]
+        notes.append(
+            (
+                dx.YAML11_AMBIGUOUS,
+                f"plain scalar `{shown}` reads as {here} in YAML 1.2 but as {reads} in "
+                "YAML 1.1 (PyYAML)",
+                f'quote it, `"{shown}"`, so that both read the same string',
+                mark,
+            )
+        )
+    return value
+
+
 class _Frame:
     __slots__ = ("container", "key", "key_mark", "path")
 
@@ -248,6 +274,22 @@ def load(text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, line_offset: int = 0)
 
     ``line_offset`` is added to every line number, for parsing a slice of a larger file.
     """
+    return _load_mixed(text, max_depth=max_depth, line_offset=line_offset)
+
+
+def _load_events(text: str, *, max_depth: int, line_offset: int) -> Loaded:
+    """:func:`load` through the YAML parser's event stream: any YAML at all."""
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.events import (
+        AliasEvent,
+        DocumentStartEvent,
+        MappingEndEvent,
+        MappingStartEvent,
+        ScalarEvent,
+        SequenceEndEvent,
+        SequenceStartEvent,
+    )
+
     result = Loaded(value=None)
     marks = result.marks
     key_marks = result.key_marks
@@ -293,33 +335,7 @@ def load(text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, line_offset: int = 0)
         return path
 
     def plain(text: str, mark: Mark) -> Any:
-        try:
-            value = resolve_plain(text)
-        except NumberTooLong:
-            notes.append(
-                (
-                    dx.NUMBER_TOO_LONG,
-                    f"plain number of {len(text):,} characters is too long to read "
-                    f"(the limit is {MAX_NUMBER_DIGITS:,})",
-                    "quote it if it is text; a changelog holds no such number",
-                    mark,
-                )
-            )
-            return text
-        reads = yaml11_difference(text, value)
-        if reads is not None:
-            shown = text if len(text) <= 40 else text[:37] + "..."
-            here = "null" if value is None else _READS_AS[_KIND12.get(type(value), "str")]
-            notes.append(
-                (
-                    dx.YAML11_AMBIGUOUS,
-                    f"plain scalar `{shown}` reads as {here} in YAML 1.2 but as {reads} in "
-                    "YAML 1.1 (PyYAML)",
-                    f'quote it, `"{shown}"`, so that both read the same string',
-                    mark,
-                )
-            )
-        return value
+        return _plain(text, mark, notes)
 
     def reject_properties(event: Any) -> None:
         if event.anchor is not None:
@@ -336,7 +352,7 @@ def load(text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, line_offset: int = 0)
             )
 
     try:
-        for event in _YAML.parse(text):
+        for event in _parser().parse(text):
             kind = type(event)
             if kind is ScalarEvent:
                 # reject_properties can only raise for an anchor or a tag; nearly no scalar has
@@ -345,11 +361,12 @@ def load(text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, line_offset: int = 0)
                     reject_properties(event)
                 start = event.start_mark
                 mark = (start.line + 1 + line_offset, start.column + 1)
-                text = event.value
-                if event.implicit[0] and text and text[0] in _SPECIAL_FIRST:
-                    attach(plain(text, mark), mark)
+                # not `text`: the reader's error position below counts lines in the document
+                scalar = event.value
+                if event.implicit[0] and scalar and scalar[0] in _SPECIAL_FIRST:
+                    attach(plain(scalar, mark), mark)
                 else:  # quoted, or a plain word both YAML versions read as this string
-                    attach(text if text or not event.implicit[0] else plain(text, mark), mark)
+                    attach(scalar if scalar or not event.implicit[0] else plain(scalar, mark), mark)
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
                 reject_properties(event)
                 if len(stack) >= max_depth:
@@ -414,3 +431,286 @@ def _implicit_plain(event: Any) -> bool:
     if isinstance(implicit, tuple):
         return any(implicit)
     return bool(implicit)
+
+
+# -- The simple reader ----------------------------------------------------------------------------
+# A changelog is almost always the same few line shapes: `- key: value` starting an entry,
+# `  key: value` continuing it, `  key:` followed by `    - item` lines. For text made only of
+# those lines, load_simple() builds exactly the Loaded that the event reader above would (the
+# same values, marks, key marks, notes and document count: a differential test holds the two
+# together), without importing the YAML parser. Anything else (comments, flow collections,
+# block scalars, escapes, anchors, tags, an empty value, a duplicate key, a tab or any
+# character YAML's reader treats specially) returns None, and the event reader, which reports
+# every problem, reads the text instead. So the simple reader never accepts what the event
+# reader would reject: every line shape it takes is one YAML reads one way only.
+
+_SIMPLE_DEPTH = 3  # the root list, an entry, a list value
+# What the simple reader declines outright: control characters (tab and CR included), DEL and
+# the C1 range (NEL among them), the Unicode line and paragraph separators, the byte-order mark
+# and the non-characters and surrogates YAML's reader refuses.
+_NOT_SIMPLE_CHAR = re.compile(
+    "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+)
+# An implicit key is at most 1024 characters long in YAML (libyaml and PyYAML refuse more).
+_SIMPLE_KEY = re.compile(r"([A-Za-z][A-Za-z0-9_-]{0,1023}):(?: (.*))?\Z")
+# Of the escapes, only \" \\ and \/ (which stand for the character after the backslash).
+_DOUBLE_QUOTED = re.compile(r'"((?:[^"\\]|\\["\\/])*)"\Z')
+_ESCAPE = re.compile(r"\\(.)")
+_ITEM = re.compile(r"( {2,})- ")
+_SINGLE_QUOTED = re.compile(r"'((?:[^']|'')*)'\Z")
+# A plain scalar's first character may not be an indicator (nor a space); `: ` and ` #` inside,
+# or a `:` or space at its end, would make it something else. Declined, not judged.
+_NOT_PLAIN_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@` ")
+
+
+def _simple_scalar(
+    text: str, mark: Mark, notes: list[tuple[str, str, str, Mark]]
+) -> tuple[bool, Any]:
+    """(True, value) of a one-line scalar of the simple shapes, else (False, None)."""
+    first = text[:1]
+    if first == '"':
+        quoted = _DOUBLE_QUOTED.match(text)
+        if quoted is None:
+            return False, None
+        body = quoted[1]
+        return True, (_ESCAPE.sub(r"\1", body) if "\\" in body else body)
+    if first == "'":
+        quoted = _SINGLE_QUOTED.match(text)
+        return (True, quoted[1].replace("''", "'")) if quoted else (False, None)
+    if not first or first in _NOT_PLAIN_FIRST or text[-1] in ": " or ": " in text or " #" in text:
+        return False, None
+    # As the event reader: a word both YAML versions read as itself is the string; the rest is
+    # resolved, with its notes.
+    return True, (_plain(text, mark, notes) if first in _SPECIAL_FIRST else text)
+
+
+class _SimpleRead:
+    """What :func:`_read_simple` read: ``result`` holds the first ``entries`` entries whole;
+    ``stop`` is -1 when that is the whole text, else the offset of the first entry it could
+    not read (whose first line is line ``stop_line`` of the text, 0-based), and ``notes`` the
+    number of notes the whole entries made."""
+
+    __slots__ = ("entries", "notes", "result", "stop", "stop_line")
+
+    def __init__(self, result: Loaded, entries: int, stop: int, stop_line: int, notes: int):
+        self.result = result
+        self.entries = entries
+        self.stop = stop
+        self.stop_line = stop_line
+        self.notes = notes
+
+
+def _read_simple(text: str, line_offset: int) -> _SimpleRead:
+    """Read the entries of ``text`` that are made only of the changelog's usual line shapes.
+
+    The shapes: a list at column 1 of mappings (``- key: value`` starts one, ``  key: value``
+    continues it); a value is a one-line scalar, or after ``key:`` a list of one-line scalars,
+    one per line, with their ``-`` at one column from 3 on. Empty and comment lines are
+    skipped. Reading stops at the first entry holding anything else.
+    """
+    root: list[Any] = []
+    result = Loaded(value=root, documents=1)
+    marks = result.marks
+    key_marks = result.key_marks
+    notes = result.notes
+    bad_char = _NOT_SIMPLE_CHAR.search(text)
+    limit = len(text) if bad_char is None else bad_char.start()
+    entry: dict[Any, Any] = {}
+    entry_path: Path = ()
+    entry_start = entry_line = -1  # the offset and line index of the current entry's first line
+    notes_before = 0  # the notes of the entries before the current one
+    pending: tuple[Any, Mark] | None = None  # a key whose list of items is to follow
+    items: list[Any] | None = None  # the list the item lines append to
+    items_path: Path = ()
+    items_column = 0
+    offset = 0
+    for index, raw in enumerate(text.split("\n")):
+        start, offset = offset, offset + len(raw) + 1
+        if start > limit or (start <= limit < offset and raw):
+            break  # the line with a character these shapes do not take
+        number = index + 1 + line_offset
+        # Trailing spaces end no scalar of these shapes and start none; YAML drops them.
+        line = raw.rstrip(" ")
+        if not line or line.lstrip(" ")[0] == "#":  # empty, or a comment: nothing to read
+            continue
+        item = _ITEM.match(line) if line[0] == " " else None
+        if line[0] == "-":
+            if line[1:2] != " " or pending is not None:
+                break
+            entry = {}
+            entry_path = (len(root),)
+            entry_start, entry_line, notes_before = start, index, len(notes)
+            if not root:
+                marks[()] = (number, 1)
+            root.append(entry)
+            marks[entry_path] = (number, 3)
+            items = None
+            rest, column = line[2:], 3
+        elif entry_start < 0:
+            break
+        elif item is not None:
+            dash = item.end() - 1  # the column of the `-`
+            if pending is not None:
+                key, key_mark = pending
+                items = []
+                items_path = (*entry_path, key)
+                items_column = dash
+                entry[key] = items
+                marks[items_path] = (number, dash)
+                key_marks[items_path] = key_mark
+                pending = None
+            elif items is None or dash != items_column:
+                break
+            mark = (number, dash + 2)
+            ok, value = _simple_scalar(line[dash + 1 :], mark, notes)
+            if not ok:
+                break
+            marks[(*items_path, len(items))] = mark
+            items.append(value)
+            continue
+        elif line[:2] == "  " and line[2] != " ":
+            if pending is not None:
+                break
+            items = None
+            rest, column = line[2:], 3
+        else:
+            break
+        # `key: value` or `key:` at `column` of the current entry
+        found = _SIMPLE_KEY.match(rest)
+        if found is None:
+            break
+        key_mark = (number, column)
+        ok, key = _simple_scalar(found[1], key_mark, notes)
+        if not ok or key in entry:
+            break  # a duplicate key: the event reader says where the first one is
+        if found[2] is None:
+            pending = (key, key_mark)
+            continue
+        mark = (number, column + len(found[1]) + 2)
+        ok, value = _simple_scalar(found[2], mark, notes)
+        if not ok:
+            break
+        path = (*entry_path, key)
+        entry[key] = value
+        marks[path] = mark
+        key_marks[path] = key_mark
+    else:
+        if pending is None and root:
+            return _SimpleRead(result, len(root), -1, -1, len(notes))
+    if entry_start < 0:
+        return _SimpleRead(result, 0, 0, 0, 0)  # nothing read: the whole text is the rest
+    return _SimpleRead(result, len(root) - 1, entry_start, entry_line, notes_before)
+
+
+_ROOT_ITEM = re.compile(r"( *)- ")
+
+
+def _read_simple_mapping(text: str, line_offset: int) -> Loaded | None:
+    """The simple reader for a flat mapping at column 1 (a configuration file): ``key: value``
+    lines, and ``key:`` followed by its list of one-line scalars, their ``-`` at one column.
+    None for anything else; the event reader reads it then."""
+    if _NOT_SIMPLE_CHAR.search(text):
+        return None
+    root: dict[Any, Any] = {}
+    result = Loaded(value=root, documents=1)
+    marks = result.marks
+    key_marks = result.key_marks
+    notes = result.notes
+    pending: tuple[Any, Mark] | None = None
+    items: list[Any] | None = None
+    items_path: Path = ()
+    items_column = 0
+    for number, raw in enumerate(text.split("\n"), start=1 + line_offset):
+        line = raw.rstrip(" ")
+        if not line or line.lstrip(" ")[0] == "#":
+            continue
+        item = _ROOT_ITEM.match(line)
+        if item is not None:
+            dash = item.end() - 1
+            if pending is not None:
+                key, key_mark = pending
+                items = []
+                items_path = (key,)
+                items_column = dash
+                root[key] = items
+                marks[items_path] = (number, dash)
+                key_marks[items_path] = key_mark
+                pending = None
+            elif items is None or dash != items_column:
+                return None
+            mark = (number, dash + 2)
+            ok, value = _simple_scalar(line[dash + 1 :], mark, notes)
+            if not ok:
+                return None
+            marks[(*items_path, len(items))] = mark
+            items.append(value)
+            continue
+        found = _SIMPLE_KEY.match(line)
+        if found is None or pending is not None:
+            return None
+        items = None
+        key_mark = (number, 1)
+        ok, key = _simple_scalar(found[1], key_mark, notes)
+        if not ok or key in root:
+            return None
+        if not root:
+            marks[()] = key_mark
+        if found[2] is None:
+            pending = (key, key_mark)
+            continue
+        mark = (number, len(found[1]) + 3)
+        ok, value = _simple_scalar(found[2], mark, notes)
+        if not ok:
+            return None
+        root[key] = value
+        marks[(key,)] = mark
+        key_marks[(key,)] = key_mark
+    if pending is not None or not root:
+        return None
+    return result
+
+
+def _entry(path: Path) -> int:
+    """The entry index a path below the root list starts with."""
+    index = path[0]
+    assert isinstance(index, int)
+    return index
+
+
+def _load_mixed(text: str, *, max_depth: int, line_offset: int) -> Loaded:
+    """:func:`load`: the simple reader for the leading entries it can read, the event reader
+    for the rest.
+
+    Why the two parts make the whole: an entry the simple reader read ends with a complete
+    one-line scalar, so at the `- ` in column 1 that starts the next entry the YAML parser is
+    only inside the root list, in the state it starts a text in; the rest read alone gives the
+    events the whole text gives from there, with its lines offset. A problem in the rest is
+    reported from the whole text, so its message and position are the whole text's.
+    """
+    if max_depth >= _SIMPLE_DEPTH and text[:1].isalpha():
+        mapping = _read_simple_mapping(text, line_offset)
+        if mapping is not None:
+            return mapping
+    read = _read_simple(text, line_offset) if max_depth >= _SIMPLE_DEPTH else None
+    if read is not None and read.stop < 0:
+        return read.result
+    if read is None or read.entries == 0:
+        return _load_events(text, max_depth=max_depth, line_offset=line_offset)
+    try:
+        rest = _load_events(
+            text[read.stop :], max_depth=max_depth, line_offset=line_offset + read.stop_line
+        )
+    except YamlProblem:
+        return _load_events(text, max_depth=max_depth, line_offset=line_offset)
+    if not isinstance(rest.value, list) or rest.documents != 1:
+        return _load_events(text, max_depth=max_depth, line_offset=line_offset)
+    done = read.entries
+    head = read.result
+    result = Loaded(value=head.value[:done] + rest.value, documents=1)
+    for mine, theirs in ((result.marks, head.marks), (result.key_marks, head.key_marks)):
+        mine.update((p, m) for p, m in theirs.items() if not p or _entry(p) < done)
+    for mine, theirs in ((result.marks, rest.marks), (result.key_marks, rest.key_marks)):
+        mine.update(((_entry(p) + done, *p[1:]), m) for p, m in theirs.items() if p)
+    result.notes.extend(head.notes[: read.notes])
+    result.notes.extend(rest.notes)
+    return result

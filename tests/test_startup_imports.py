@@ -346,3 +346,17 @@ def test_the_merge_driver_loads_no_other_command_and_no_placement_fixer(
     assert present(modules, "changelog_tools.ledger.mergedriver") == [
         "changelog_tools.ledger.mergedriver"
     ]
+
+
+def test_a_usual_appended_entry_is_checked_without_the_yaml_parser(files: Path) -> None:
+    argv = ("check", "--pr", "5", "--base-file", "base.yaml", "--head-file", "head.yaml")
+    code, modules = loaded(files, *argv)
+    assert code == 0
+    assert present(modules, "ruamel", "_ruamel_yaml") == []
+    # an entry in a shape the simple reader leaves to the parser (a flow list) loads it
+    head = (files / "head.yaml").read_bytes()
+    (files / "head.yaml").write_bytes(
+        head.replace(b"description:\n", b"evals: [a]\n  description:\n", 1)
+    )
+    code, modules = loaded(files, *argv)
+    assert present(modules, "ruamel") == ["ruamel"]
