@@ -313,6 +313,8 @@ def test_resolve_in_file_mode_starts_no_git(files: Path) -> None:
     )  # fmt: skip
     assert code == 0
     assert present(modules, *GIT, "changelog_tools.ledger.placement") == []
+    # the write guard checks the result with `check`'s rules but no config keys
+    assert present(modules, "changelog_tools.ledger.masterconfig") == []
     assert other_commands(modules, "resolve", "_common") == []
     assert present(modules, "changelog_tools.ledger.resolve", "tempfile") == [
         "changelog_tools.ledger.resolve",

@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from changelog_tools import diagnostics as dx
 from changelog_tools import yamlload
@@ -27,7 +27,9 @@ from changelog_tools.config import Config
 from changelog_tools.errors import GitError, UsageError
 from changelog_tools.fsutil import read_input
 from changelog_tools.ledger import appendonly, links
-from changelog_tools.ledger import masterconfig as mc
+
+if TYPE_CHECKING:
+    from changelog_tools.ledger import masterconfig as mc
 
 MODES = ("pr", "main", "local")
 
@@ -218,6 +220,10 @@ def _key_rules(
     path: str,
     strict: bool,
 ) -> _KeyOutcome:
+    # Only a check that reads master configs needs them: the write guard (`guard.verify`,
+    # every resolve and canonicalize) checks no config keys and so never imports them.
+    from changelog_tools.ledger import masterconfig as mc
+
     out = _KeyOutcome()
     head = mc.load_masters(masters_head)
     names = head.names
