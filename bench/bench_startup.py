@@ -60,7 +60,7 @@ MAIN_ENTRY = (
     b'    - "Main: bump the image"\n'
     b"  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2998\n"
 )
-LIBRARIES = "import click, dataclasses, json, pathlib, subprocess, ruamel.yaml"
+LIBRARIES = "import click, dataclasses, json, pathlib, subprocess"
 READ_FILES = "import sys\nfor p in sys.argv[1:]:\n    open(p, 'rb').read()\n"
 # command label -> the ratio to `python -c pass` it must stay within (issue 14)
 TARGETS = {"--help": 2.5, "check, file mode": 4.0, "check, git mode": 4.0}
@@ -234,10 +234,11 @@ def _cases(
         ("read the files (minimal script)",
          [py, "-c", READ_FILES, str(d / "base.yaml"), str(d / "head.yaml"), *masters_read],
          d, 0, None, ""),
-        # What `check` imports before any of this package's own code runs: the floor of the
-        # libraries chosen (click for the CLI, ruamel.yaml's C parser for the YAML, the stdlib
-        # modules every command uses). The ratios above it are what the package can move.
-        ("the libraries alone (click, ruamel.yaml, stdlib)", [py, "-c", LIBRARIES], d, 0, None,
+        # What every command imports before any of this package's own code runs: click for
+        # the CLI and the stdlib modules all of them use (the YAML parser is no longer among
+        # them: the usual changelog shapes are read without it). The ratios above this floor
+        # are what the package itself can move.
+        ("the libraries alone (click, json, subprocess...)", [py, "-c", LIBRARIES], d, 0, None,
          ""),
         ("--help", [exe, "--help"], d, 0, None, "pass"),
         ("validate", [exe, "validate", "head.yaml"], d, 0, None, "read"),

@@ -250,3 +250,22 @@ def test_a_control_character_is_reported_where_it_is() -> None:
     with pytest.raises(yamlload.YamlProblem) as caught:
         yamlload.load(text)
     assert (caught.value.line, caught.value.column) == (51, 7)
+
+
+def test_the_characters_the_simple_reader_declines_are_exactly_these() -> None:
+    # Every code point: the simple reader takes LF, printable ASCII, and from U+00A0 on all but
+    # the line and paragraph separators, the surrogates, the byte-order mark and U+FFFE/U+FFFF.
+    def taken(cp: int) -> bool:
+        return (
+            cp == 0x0A
+            or 0x20 <= cp <= 0x7E
+            or 0xA0 <= cp <= 0x2027
+            or 0x202A <= cp <= 0xD7FF
+            or 0xE000 <= cp <= 0xFEFE
+            or 0xFF00 <= cp <= 0xFFFD
+            or cp >= 0x10000
+        )
+
+    declined = yamlload._NOT_SIMPLE_CHAR
+    wrong = [hex(cp) for cp in range(0x110000) if bool(declined.match(chr(cp))) == taken(cp)]
+    assert wrong == []
