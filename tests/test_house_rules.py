@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "changelog_tools.errors",
         "changelog_tools.numbers",
         "changelog_tools.jsontext",
+        "changelog_tools.record",
         "changelog_tools.diagnostics",
         "changelog_tools.fsutil",
         "changelog_tools.yamlload",

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from changelog_tools.errors import GitError
-from changelog_tools.github.records import Record
 from changelog_tools.gitrepo import GitRepo, git_status
+from changelog_tools.record import Record
 
 _ZERO = "0" * 40
 _FULL_HISTORY = "check out with full history (actions/checkout with fetch-depth: 0)"

@@ -38,8 +38,8 @@ from changelog_tools.github.adapter import (
     PullRequest,
     WorkflowRun,
 )
-from changelog_tools.github.records import Record
 from changelog_tools.numbers import parse_number
+from changelog_tools.record import Record
 
 if TYPE_CHECKING:
     from changelog_tools.config import Config

@@ -17,7 +17,6 @@ from changelog_tools.errors import GitHubError
 from changelog_tools.github.records import (
     CommitStatus,
     PullRequest,
-    Record,
     _login,
     _req_int,
     _req_str,
@@ -28,6 +27,7 @@ from changelog_tools.github.records import (
     value_of,
 )
 from changelog_tools.github.transport import NotFoundError
+from changelog_tools.record import Record
 
 if TYPE_CHECKING:
     from changelog_tools.github.transport import Transport

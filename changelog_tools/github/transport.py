@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from changelog_tools.errors import GitHubError
 from changelog_tools.github.client import ConnectionFailure, HTTPFailure
-from changelog_tools.github.records import Malformed, Record
+from changelog_tools.github.records import Malformed
+from changelog_tools.record import Record
 
 if TYPE_CHECKING:
     from changelog_tools.config import Config

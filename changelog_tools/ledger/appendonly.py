@@ -11,7 +11,6 @@ This module knows nothing of pr-link policy or master configs; `check` layers th
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -27,6 +26,7 @@ from changelog_tools.ledger.document import (
     parse_ledger,
     pr_link_lines,
 )
+from changelog_tools.record import Record
 
 
 class ChangeKind(StrEnum):
@@ -36,8 +36,7 @@ class ChangeKind(StrEnum):
     INVALID = "invalid"
 
 
-@dataclass(frozen=True)
-class Correction:
+class Correction(Record):
     """A pr-link-only change to an existing entry (``index`` is 0-based)."""
 
     index: int
@@ -46,8 +45,7 @@ class Correction:
     line: int  # line of the pr-link in the head
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(Record):
     """The classified difference between two versions of the ledger.
 
     ``appended`` blocks carry offsets into ``head`` and head line numbers.
@@ -568,8 +566,7 @@ def _parse_both(
     return base_ledger, head_ledger
 
 
-@dataclass(frozen=True)
-class _HistoryWalk:
+class _HistoryWalk(Record):
     """What happened to each existing entry: pr-link corrections, or the first structural edit."""
 
     corrections: tuple[Correction, ...]

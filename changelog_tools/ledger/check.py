@@ -27,6 +27,7 @@ from changelog_tools.config import Config
 from changelog_tools.errors import GitError, UsageError
 from changelog_tools.fsutil import read_input
 from changelog_tools.ledger import appendonly, links
+from changelog_tools.record import Record
 
 if TYPE_CHECKING:
     from changelog_tools.ledger import masterconfig as mc
@@ -34,8 +35,7 @@ if TYPE_CHECKING:
 MODES = ("pr", "main", "local")
 
 
-@dataclass(frozen=True)
-class CheckResult:
+class CheckResult(Record):
     """The report of one check (``report.data`` holds the JSON extras) and the classified change."""
 
     report: dx.Report
@@ -453,8 +453,7 @@ def _link_kind(link: Any, config: Config) -> str | None:
 # -- gathering the inputs: GitHub Actions context, git refs, files -----------------------------
 
 
-@dataclass(frozen=True)
-class EventContext:
+class EventContext(Record):
     """What the GitHub Actions event says about the run: mode, PR number, refs to compare."""
 
     mode: str
@@ -552,8 +551,7 @@ def _merge_group_context(event: Mapping[str, Any]) -> EventContext:
     )
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(Record):
     """Everything the `check` command line can say (None: use the default)."""
 
     mode: str | None = None

@@ -24,6 +24,7 @@ from typing import Any
 
 from changelog_tools import diagnostics as dx
 from changelog_tools import yamlload
+from changelog_tools.record import Record
 
 # A top-level line the scan understands: a plain key followed by a colon and nothing but an
 # optional comment (its value is the indented block below).
@@ -39,8 +40,7 @@ CONCURRENCY_FIELDS = ("conc", "conc-list", "conc-start", "conc-end")
 _MISSING = object()
 
 
-@dataclass(frozen=True)
-class MasterKey:
+class MasterKey(Record):
     """A top-level key of a master config: its file, line and byte span (key line to next key)."""
 
     name: str
@@ -334,8 +334,7 @@ def did_you_mean(options: Sequence[str]) -> str | None:
 # -- what the change did to the master configs ------------------------------------------------
 
 
-@dataclass(frozen=True)
-class KeyChange:
+class KeyChange(Record):
     name: str
     kind: str  # "added" | "modified" | "removed"
     path: str  # head path (base path for removed keys)
@@ -407,8 +406,7 @@ def concurrency_points(row: Mapping[str, Any]) -> frozenset[int] | None:
     return None
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(Record):
     group: int
     index: int
     identity: str

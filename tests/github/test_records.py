@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from changelog_tools.github.records import Artifact, PullRequest, Record
+from changelog_tools.github.records import Artifact, PullRequest
 from changelog_tools.github.reuse import Decision
+from changelog_tools.record import Record
 
 
 class Point(Record):
