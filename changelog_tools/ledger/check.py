@@ -789,7 +789,18 @@ def _run_git(
             gitrepo.repo_relative(repo, p, start=config.root) for p in config.master_configs
         ]
         masters_head = {p: repo.read_blob(head_sha, p) for p in paths}
-        masters_base = {p: repo.read_blob(base_sha, p) for p in paths} if base_sha else None
+        # A master config the change did not touch is the same blob at both ends: its head
+        # bytes are its base bytes (two small tree reads instead of a second copy of it).
+        masters_base = (
+            {
+                p: masters_head[p]
+                if masters_head[p] is not None and repo.same_file(base_sha, head_sha, p)
+                else repo.read_blob(base_sha, p)
+                for p in paths
+            }
+            if base_sha
+            else None
+        )
     say(
         f"check: {changelog} at {base_ref}{how} -> {head_ref} ({head_sha[:12]}); "
         f"{_mode_text(mode, pr)}"

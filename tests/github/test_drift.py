@@ -328,3 +328,30 @@ def test_tree_changes_lists_what_git_diff_tree_lists(tmp_path: Path) -> None:
     assert repo.tree_changes(left, f"{commit}^{{tree}}") == repo.tree_changes(left, right)
     with pytest.raises(GitError, match="names no tree"):
         repo.tree_changes(left, commit)
+
+
+def test_same_file_is_true_only_for_one_regular_file_at_both_revisions(tmp_path: Path) -> None:
+    """`check` reuses a master config's head bytes as its base bytes when this says so."""
+    path = tmp_path / "same"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    files = {"configs/a.yaml": "a: 1\n", "configs/b.yaml": "b: 1\n", "top.yaml": "t\n",
+             "target.yaml": "x\n"}  # fmt: skip
+    first = commit_files(path, files, "one")
+    (path / "link.yaml").symlink_to("target.yaml")
+    second = commit_files(path, {"configs/b.yaml": "b: 2\n"}, "two")
+    third = commit_files(path, {"target.yaml": "y\n"}, "three")  # the link's target changes
+    (path / "configs/a.yaml").chmod(0o755)
+    fourth = commit_files(path, {}, "four")
+    repo = open_repo(path)
+    assert repo.same_file(first, second, "configs/a.yaml")
+    assert repo.same_file(first, second, "top.yaml")  # at the root
+    assert not repo.same_file(first, second, "configs/b.yaml")
+    assert not repo.same_file(first, second, "link.yaml")  # absent at first
+    assert not repo.same_file(second, third, "link.yaml")  # a link: its target may differ
+    assert repo.read_blob(second, "link.yaml") != repo.read_blob(third, "link.yaml")
+    assert not repo.same_file(third, fourth, "configs/a.yaml")  # the mode changed
+    assert not repo.same_file(first, second, "configs/none.yaml")
+    assert not repo.same_file(first, "no-such-rev", "configs/a.yaml")
+    for a, b, p in [(first, second, "configs/a.yaml"), (first, second, "configs/b.yaml")]:
+        assert repo.same_file(a, b, p) == (repo.read_blob(a, p) == repo.read_blob(b, p))
