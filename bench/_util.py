@@ -8,6 +8,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -98,8 +99,11 @@ def time_command(
     repeat: int = 7,
     expect: int | None = 0,
     env: dict[str, str] | None = None,
+    before: Callable[[], None] | None = None,
 ) -> dict[str, float]:
     """Run ``args`` ``repeat`` times (after one warm-up run); return min/median/max seconds.
+
+    ``before`` (not timed) runs before every run, to restore an input the command rewrites.
 
     ``cpu`` is the median CPU time (user + system) of the process and its children, what a
     shared CI runner pays. Bytecode caching is on for the runs (PYTHONDONTWRITEBYTECODE, set
@@ -110,6 +114,8 @@ def time_command(
     times = []
     cpu = []
     for i in range(repeat + 1):
+        if before is not None:
+            before()
         code, out, err, elapsed, used = run_measured(args, cwd=cwd, env=run_env)
         if expect is not None and code != expect:
             sys.exit(

@@ -106,24 +106,9 @@ def _timed_restoring(
     args: list[str], *, cwd: Path, restore: Callable[[], None], repeat: int, expect: int = 0
 ) -> dict[str, float]:
     """Like ``time_command``, restoring the input (not timed) before every run."""
-    times: list[float] = []
-    cpus: list[float] = []
-    for i in range(repeat + 1):
-        restore()
-        code, out, err, wall, cpu = run_measured(args, cwd=cwd, env=_clean_env())
-        if code != expect:
-            sys.exit(
-                f"{' '.join(args)} exited {code}:\n{out.decode()[-2000:]}{err.decode()[-2000:]}"
-            )
-        if i:  # the first run warms the page cache and .pyc files
-            times.append(wall)
-            cpus.append(cpu)
-    return {
-        "min": min(times),
-        "median": statistics.median(times),
-        "max": max(times),
-        "cpu": statistics.median(cpus),
-    }
+    return time_command(
+        args, cwd=cwd, repeat=repeat, expect=expect, env=_clean_env(), before=restore
+    )
 
 
 def scaling(tool: list[str], real: bytes, repeat: int, work: Path) -> None:

@@ -486,6 +486,17 @@ def _simple_scalar(
     return True, (_plain(text, mark, notes) if first in _SPECIAL_FIRST else text)
 
 
+def _open_items(
+    mapping: dict[Any, Any], path: Path, key_mark: Mark, mark: Mark, result: Loaded
+) -> list[Any]:
+    """The list a `key:` line's first item line starts: set as the key's value, positioned."""
+    items: list[Any] = []
+    mapping[path[-1]] = items
+    result.marks[path] = mark
+    result.key_marks[path] = key_mark
+    return items
+
+
 class _SimpleRead:
     """What :func:`_read_simple` read: ``result`` holds the first ``entries`` entries whole;
     ``stop`` is -1 when that is the whole text, else the offset of the first entry it could
@@ -553,13 +564,9 @@ def _read_simple(text: str, line_offset: int) -> _SimpleRead:
         elif item is not None:
             dash = item.end() - 1  # the column of the `-`
             if pending is not None:
-                key, key_mark = pending
-                items = []
-                items_path = (*entry_path, key)
+                items_path = (*entry_path, pending[0])
+                items = _open_items(entry, items_path, pending[1], (number, dash), result)
                 items_column = dash
-                entry[key] = items
-                marks[items_path] = (number, dash)
-                key_marks[items_path] = key_mark
                 pending = None
             elif items is None or dash != items_column:
                 break
@@ -630,13 +637,9 @@ def _read_simple_mapping(text: str, line_offset: int) -> Loaded | None:
         if item is not None:
             dash = item.end() - 1
             if pending is not None:
-                key, key_mark = pending
-                items = []
-                items_path = (key,)
+                items_path = (pending[0],)
+                items = _open_items(root, items_path, pending[1], (number, dash), result)
                 items_column = dash
-                root[key] = items
-                marks[items_path] = (number, dash)
-                key_marks[items_path] = key_mark
                 pending = None
             elif items is None or dash != items_column:
                 return None
