@@ -22,8 +22,9 @@ judged on both, so the numbers stay comparable with those the issue was measured
 editable venv).
 
 Then the import cost of the HTTP and git clients the tool could use, measured the same way
-(the numbers behind dropping PyGithub and GitPython): PyGithub (a test dependency) against the
-standard library's http.client, and GitPython when it happens to be installed.
+(the numbers behind dropping PyGithub and GitPython): PyGithub (a test dependency), the
+standard library's http.client, and what the tool's client imports (socket, ssl, json), and
+GitPython when it happens to be installed.
 
 The reference tools' own times are not reproduced here (their scripts are not in the fixture
 snapshot); `bench_resolve.py` and `bench_check.py` hold the history-scaling targets.
@@ -265,7 +266,8 @@ def _cases(
 
 CLIENT_IMPORTS = {
     "import github (PyGithub)": ("github", "import github"),
-    "import http.client, json (the tool's client)": ("http.client", "import http.client, json"),
+    "import socket, ssl, json (the tool's client)": ("socket", "import socket, ssl, json"),
+    "import http.client, json": ("http.client", "import http.client, json"),
     "import urllib.request, json": ("urllib.request", "import urllib.request, json"),
     "import git (GitPython)": ("git", "import git"),
 }

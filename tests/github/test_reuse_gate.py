@@ -736,7 +736,7 @@ def test_the_command_reuses_a_real_squash_merge_and_links_the_source_run(tmp_pat
     assert read_step_outputs((tmp_path / "output").read_text()) == outputs
     summary = (tmp_path / "summary.md").read_text()
     assert f"- Source run: [run {run.id} attempt 1]({outputs['reuse-source-run-url']})" in summary
-    assert "reuse-gate: 5 GitHub API request(s)" in proc.stderr
+    assert "reuse-gate: 5 GitHub API request(s)" in proc.stderr, proc.stderr  # whole, if not
     assert git(ci, "rev-parse", "refs/changelog-tools/pull/7/head") == swept
 
 
