@@ -11,6 +11,7 @@ This module knows nothing of pr-link policy or master configs; `check` layers th
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -26,7 +27,6 @@ from changelog_tools.ledger.document import (
     parse_ledger,
     pr_link_lines,
 )
-from changelog_tools.record import Record
 
 
 class ChangeKind(StrEnum):
@@ -36,7 +36,8 @@ class ChangeKind(StrEnum):
     INVALID = "invalid"
 
 
-class Correction(Record):
+@dataclass(frozen=True, slots=True)
+class Correction:
     """A pr-link-only change to an existing entry (``index`` is 0-based)."""
 
     index: int
@@ -45,7 +46,8 @@ class Correction(Record):
     line: int  # line of the pr-link in the head
 
 
-class Change(Record):
+@dataclass(frozen=True, slots=True)
+class Change:
     """The classified difference between two versions of the ledger.
 
     ``appended`` blocks carry offsets into ``head`` and head line numbers.
@@ -566,7 +568,8 @@ def _parse_both(
     return base_ledger, head_ledger
 
 
-class _HistoryWalk(Record):
+@dataclass(frozen=True, slots=True)
+class _HistoryWalk:
     """What happened to each existing entry: pr-link corrections, or the first structural edit."""
 
     corrections: tuple[Correction, ...]

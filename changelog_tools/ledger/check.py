@@ -27,7 +27,6 @@ from changelog_tools.config import Config
 from changelog_tools.errors import GitError, UsageError
 from changelog_tools.fsutil import read_input
 from changelog_tools.ledger import appendonly, links
-from changelog_tools.record import Record
 
 if TYPE_CHECKING:
     from changelog_tools.ledger import masterconfig as mc
@@ -35,7 +34,8 @@ if TYPE_CHECKING:
 MODES = ("pr", "main", "local")
 
 
-class CheckResult(Record):
+@dataclass(frozen=True, slots=True)
+class CheckResult:
     """The report of one check (``report.data`` holds the JSON extras) and the classified change."""
 
     report: dx.Report
@@ -453,7 +453,8 @@ def _link_kind(link: Any, config: Config) -> str | None:
 # -- gathering the inputs: GitHub Actions context, git refs, files -----------------------------
 
 
-class EventContext(Record):
+@dataclass(frozen=True, slots=True)
+class EventContext:
     """What the GitHub Actions event says about the run: mode, PR number, refs to compare."""
 
     mode: str
@@ -551,7 +552,8 @@ def _merge_group_context(event: Mapping[str, Any]) -> EventContext:
     )
 
 
-class Request(Record):
+@dataclass(frozen=True, slots=True)
+class Request:
     """Everything the `check` command line can say (None: use the default)."""
 
     mode: str | None = None

@@ -8,11 +8,11 @@ that is written and the link that is validated can never disagree.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from enum import StrEnum
 
 from changelog_tools import diagnostics as dx
 from changelog_tools.numbers import is_number, parse_number
-from changelog_tools.record import Record
 
 
 class LinkKind(StrEnum):
@@ -22,7 +22,8 @@ class LinkKind(StrEnum):
     INVALID = "invalid"  # not a pull-request link at all
 
 
-class LinkClass(Record):
+@dataclass(frozen=True, slots=True)
+class LinkClass:
     kind: LinkKind
     pr: int | None = None  # the PR number for canonical links and fixable near-misses
     reason: str = ""
@@ -101,7 +102,8 @@ def classify(link: str, *, repository: str, placeholders: tuple[str, ...]) -> Li
     )
 
 
-class LinkProblem(Record):
+@dataclass(frozen=True, slots=True)
+class LinkProblem:
     code: str
     message: str
     hint: str

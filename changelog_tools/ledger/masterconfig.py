@@ -24,7 +24,6 @@ from typing import Any
 
 from changelog_tools import diagnostics as dx
 from changelog_tools import yamlload
-from changelog_tools.record import Record
 
 # A top-level line the scan understands: a plain key followed by a colon and nothing but an
 # optional comment (its value is the indented block below).
@@ -40,7 +39,8 @@ CONCURRENCY_FIELDS = ("conc", "conc-list", "conc-start", "conc-end")
 _MISSING = object()
 
 
-class MasterKey(Record):
+@dataclass(frozen=True, slots=True)
+class MasterKey:
     """A top-level key of a master config: its file, line and byte span (key line to next key)."""
 
     name: str
@@ -334,7 +334,8 @@ def did_you_mean(options: Sequence[str]) -> str | None:
 # -- what the change did to the master configs ------------------------------------------------
 
 
-class KeyChange(Record):
+@dataclass(frozen=True, slots=True)
+class KeyChange:
     name: str
     kind: str  # "added" | "modified" | "removed"
     path: str  # head path (base path for removed keys)
@@ -406,7 +407,8 @@ def concurrency_points(row: Mapping[str, Any]) -> frozenset[int] | None:
     return None
 
 
-class Row(Record):
+@dataclass(frozen=True, slots=True)
+class Row:
     group: int
     index: int
     identity: str
