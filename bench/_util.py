@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import statistics
@@ -10,6 +11,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 INFERENCEX = Path(
@@ -139,3 +141,54 @@ def report(label: str, size: int, result: dict[str, float]) -> None:
         f"{label:<48} {size / 1024:>8.0f} KiB   min {result['min']:.3f} s   "
         f"median {result['median']:.3f} s   max {result['max']:.3f} s{cpu}"
     )
+
+
+def reference_arguments(parser: argparse.ArgumentParser, *, needs: str) -> None:
+    """``--reference DIR`` and ``--reference-python PY``, for the benches that run InferenceX's
+    own scripts side by side with the tool.
+
+    The reference tools are not part of this repository. DIR defaults to
+    $CHANGELOG_TOOLS_REFERENCE, else /tmp/ref. PY defaults to $CHANGELOG_TOOLS_REFERENCE_PYTHON,
+    else /tmp/refvenv/bin/python when it exists (the venv the skip messages suggest creating),
+    else this interpreter. ``needs`` names what PY must import, for the help text.
+    """
+    parser.add_argument(
+        "--reference",
+        type=Path,
+        default=Path(os.environ.get("CHANGELOG_TOOLS_REFERENCE", "/tmp/ref")),
+        help="directory holding InferenceX's reference scripts (default: "
+        "$CHANGELOG_TOOLS_REFERENCE or /tmp/ref)",
+    )
+    refvenv = Path("/tmp/refvenv/bin/python")
+    parser.add_argument(
+        "--reference-python",
+        default=os.environ.get(
+            "CHANGELOG_TOOLS_REFERENCE_PYTHON",
+            str(refvenv) if refvenv.is_file() else sys.executable,
+        ),
+        help=f"interpreter for the reference, with {needs} (default: "
+        "$CHANGELOG_TOOLS_REFERENCE_PYTHON, else /tmp/refvenv/bin/python if present, else this "
+        "one)",
+    )
+
+
+def add_latency(fake: Any, seconds: float) -> None:
+    """Make every request the fake GitHub answers take ``seconds`` longer.
+
+    The fake answers on loopback in well under a millisecond, where the real API takes tens to
+    hundreds of milliseconds a request, so request counts barely show in wall time against it.
+    The wait is added in the fake's request handler, before the request is handled (outside its
+    lock, in the server thread of that connection), so requests the client makes concurrently
+    wait concurrently, as they would on a network. It is one round trip per request: connection
+    set-up (TCP, TLS) is not modelled. The fake's own code is unchanged; only this instance's
+    ``handle`` is wrapped, so call this after setting up state through ``fake.handle``.
+    """
+    if seconds <= 0:
+        return
+    handle = fake.handle
+
+    def delayed(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(seconds)
+        return handle(*args, **kwargs)
+
+    fake.handle = delayed

@@ -1,10 +1,11 @@
-"""Benchmark: the amplification cases of issue 15, as whole processes (time, peak memory, output).
+"""Benchmark: inputs that amplify work or output, as whole processes (time, peak memory, output).
 
 Run: python bench/bench_amplification.py [--scale 1.0] [--tree PATH]
 
-The three inputs: an appended entry holding 3,000,000 whitespace-only lines; 200,000 bare
-`- config-keys:` entry starts; 20,000 appended entries with unknown keys. Each runs through
-`check` (file mode) and `validate`. ``--scale`` shrinks them (0.1: a tenth); ``--tree`` runs the
+A hostile or broken pull request must not make `check` or `validate` run for minutes, exhaust
+memory or flood the log. The three inputs: an appended entry holding 3,000,000 whitespace-only
+lines; 200,000 bare `- config-keys:` entry starts; 20,000 appended entries with unknown keys.
+Each runs through `check` (file mode) and `validate`. ``--scale`` shrinks them (0.1: a tenth); ``--tree`` runs the
 package from another checkout (``PYTHONPATH``) to measure before a change.
 """
 

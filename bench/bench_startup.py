@@ -7,8 +7,8 @@ Every command runs as a whole process of the installed CLI on the real Inference
 is absent), and is timed in CPU seconds (user + system of the child, which is what a shared CI
 runner pays; wall time is printed beside it). Two floors are timed the same way: `python -c
 pass` (the interpreter alone) and a minimal script that only reads the files the command reads
-(what any Python tool must pay at least). Each line prints the ratio to both floors; the issue's
-targets (issue 14) stand beside the ratio they bind:
+(what any Python tool must pay at least). Each line prints the ratio to both floors; the
+targets stand beside the ratio they bind:
 
 - `--help` within 2.5x of `python -c pass`;
 - `check` (file and git mode) within 4x of `python -c pass`.
@@ -18,8 +18,8 @@ editable-install finder, as a wheel install starts; see `_util.clean_interpreter
 this venv. The clean run is the honest one: an editable install's finder costs every process
 of its venv about 20 ms at start-up (more than `python -c pass` itself in a clean venv), which
 both inflates the floor and hides what pathlib, re and friends cost the tool. The targets are
-judged on both, so the numbers stay comparable with those the issue was measured with (an
-editable venv).
+judged on both, so the numbers stay comparable with the earlier ones, measured in an editable
+venv.
 
 Then the import cost of the HTTP and git clients the tool could use, measured the same way
 (the numbers behind dropping PyGithub and GitPython): PyGithub (a test dependency), the
@@ -63,7 +63,7 @@ MAIN_ENTRY = (
 )
 LIBRARIES = "import click, dataclasses, json, pathlib, subprocess"
 READ_FILES = "import sys\nfor p in sys.argv[1:]:\n    open(p, 'rb').read()\n"
-# command label -> the ratio to `python -c pass` it must stay within (issue 14)
+# command label -> the ratio to `python -c pass` it must stay within
 TARGETS = {"--help": 2.5, "check, file mode": 4.0, "check, git mode": 4.0}
 
 
