@@ -1,1 +1,1 @@
-"""GitHub: the adapter (records, transport, HTTP client, Actions environment), reuse authorization and the drift guard."""
+"""GitHub: the adapter over PyGithub (records, requester checks, retry policy, Actions environment), reuse authorization and the drift guard."""

@@ -1,16 +1,23 @@
 """The GitHub adapter: every call the tool makes to the GitHub REST API goes through here.
 
-It hands the core plain frozen records (:class:`PullRequest`, :class:`Comment`,
-:class:`WorkflowRun`, ...), never HTTP-library objects, and turns every failure into
+The requests are PyGithub's: its objects where it has them (pull requests, issues and comments,
+reviews, statuses, check suites and runs, workflow runs, jobs, artifacts, the timeline, teams),
+its requester for what it lacks (GraphQL, a collaborator's role, an artifact's download URL).
+The rest of the tool never sees a PyGithub object: it gets plain frozen records
+(:class:`PullRequest`, :class:`Comment`, :class:`WorkflowRun`, ...), and every failure is a
 :class:`~changelog_tools.errors.GitHubError` (exit 3) with a one-line reason.
 
-:class:`GitHub` is the facade of endpoints, one method per REST call the tool needs; the parts
-under it each have a module of their own and are re-exported here, so callers import from one
-place:
+:class:`GitHub` is the facade, one method per call the tool needs. The parts under it each have
+a module of their own; the names callers use are re-exported here:
 
-- :mod:`~changelog_tools.github.records`: the records and the JSON parsers that build them;
-- :mod:`~changelog_tools.github.transport`: retries, rate limits, pagination, the error types;
-- :mod:`~changelog_tools.github.client`: the HTTP session (HTTP/1.1 on ``socket``);
+- :mod:`~changelog_tools.github.records`: the records; :mod:`~changelog_tools.github.convert`
+  copies PyGithub's objects into them;
+- :mod:`~changelog_tools.github.connection`: PyGithub loaded and configured on the first
+  request; :mod:`~changelog_tools.github.nodes`: its objects, built from URLs without a request;
+- :mod:`~changelog_tools.github.requester`: the token's origin, list walks, failures;
+  :mod:`~changelog_tools.github.retry`: retries and rate limits, by
+  :mod:`~changelog_tools.github.policy`, counted in :mod:`~changelog_tools.github.traffic`;
+- :mod:`~changelog_tools.github.failures`: the error types callers catch;
 - :mod:`~changelog_tools.github.actions_env`: what a GitHub Actions step hands the tool (API
   URL, repository, token) and the step files it writes back.
 """
@@ -25,6 +32,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from changelog_tools.errors import GitHubError
+from changelog_tools.github import convert
 from changelog_tools.github.actions_env import (
     PUBLIC_API_URL,
     append_step_summary,
@@ -34,63 +42,54 @@ from changelog_tools.github.actions_env import (
     resolve_token,
     write_step_outputs,
 )
-from changelog_tools.github.client import open_session
+from changelog_tools.github.failures import (
+    AmbiguousWriteError,
+    GitHubStatusError,
+    MergeRejectedError,
+    NotFoundError,
+)
+from changelog_tools.github.policy import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGES,
+    MAX_RATE_LIMIT_RETRIES,
+    SECONDARY_RATE_LIMIT_WAIT,
+    Mode,
+    RetryPolicy,
+)
 from changelog_tools.github.records import (
     Artifact,
     CheckRun,
+    CheckSuite,
     CombinedStatus,
     Comment,
     CommitStatus,
+    Edit,
+    Job,
     MergeResult,
     PullCommit,
     PullFile,
     PullRequest,
+    Remark,
     Review,
     ReviewComment,
     Workflow,
     WorkflowRun,
-    opt_str,
-    parse_artifact,
-    parse_check_run,
-    parse_comment,
-    parse_pull,
-    parse_pull_commit,
-    parse_pull_file,
-    parse_review,
-    parse_review_comment,
-    parse_run,
-    parse_status,
-    parse_workflow,
-    value_of,
 )
 from changelog_tools.github.reviewing import (
+    MAX_DOWNLOAD,
     MAX_PULL_COMMITS,
     MAX_PULL_FILES,
-    CheckSuite,
-    Edit,
-    Job,
-    Remark,
     ReviewingEndpoints,
 )
-from changelog_tools.github.transport import (
-    DEFAULT_PAGE_SIZE,
-    MAX_RATE_LIMIT_RETRIES,
-    SECONDARY_RATE_LIMIT_WAIT,
-    AmbiguousWriteError,
-    GitHubStatusError,
-    MergeRejectedError,
-    Mode,
-    NotFoundError,
-    RetryPolicy,
-    Transport,
-    next_link,
-)
+from changelog_tools.github.traffic import Traffic
 
 if TYPE_CHECKING:
     from changelog_tools.config import Config
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
+    "MAX_DOWNLOAD",
+    "MAX_PAGES",
     "MAX_PULL_COMMITS",
     "MAX_PULL_FILES",
     "MAX_RATE_LIMIT_RETRIES",
@@ -118,23 +117,10 @@ __all__ = [
     "RetryPolicy",
     "Review",
     "ReviewComment",
-    "Transport",
     "Workflow",
     "WorkflowRun",
     "append_step_summary",
     "make_github",
-    "next_link",
-    "parse_artifact",
-    "parse_check_run",
-    "parse_comment",
-    "parse_pull",
-    "parse_pull_commit",
-    "parse_pull_file",
-    "parse_review",
-    "parse_review_comment",
-    "parse_run",
-    "parse_status",
-    "parse_workflow",
     "read_step_outputs",
     "resolve_api_url",
     "resolve_repository",
@@ -146,47 +132,15 @@ _EARLIEST = datetime.min.replace(tzinfo=UTC)  # sorts before every (aware) times
 
 
 class GitHub(ReviewingEndpoints):
-    """One repository on one GitHub API endpoint: the REST calls the tool makes, as records."""
-
-    def __init__(self, *, transport: Transport, repository: str) -> None:
-        self._t = transport
-        self.repository = repository
-
-    def __repr__(self) -> str:  # never shows the token
-        return f"GitHub(base_url={self.base_url!r}, repository={self.repository!r})"
-
-    @property
-    def base_url(self) -> str:
-        return self._t.base_url
-
-    @property
-    def policy(self) -> RetryPolicy:
-        return self._t.policy
-
-    @property
-    def page_size(self) -> int:
-        return self._t.page_size
-
-    @property
-    def requests(self) -> int:
-        """HTTP requests sent so far, retries included."""
-        return self._t.requests
-
-    @property
-    def rate_limit_waited(self) -> float:
-        """Seconds spent waiting out rate limits so far."""
-        return self._t.rate_limit_waited
-
-    def _repo_path(self, path: str) -> str:
-        return f"/repos/{self.repository}{path}"
+    """One repository on one GitHub API endpoint: the calls the tool makes, as records."""
 
     # -- pull requests --------------------------------------------------------------------------
 
     def get_pull(self, number: int) -> PullRequest:
-        path = self._repo_path(f"/pulls/{number}")
-        _, data = self._t.request("GET", path)
-        pull: PullRequest = self._t.parse(parse_pull, data, path)
-        return pull
+        node = self._nodes.pull(number)
+        return self._read(
+            self._repo_path(f"/pulls/{number}"), lambda: convert.pull(node.complete())
+        )
 
     def list_pulls(
         self, *, state: str = "open", base: str | None = None, head: str | None = None
@@ -196,24 +150,46 @@ class GitHub(ReviewingEndpoints):
             params["base"] = base
         if head:
             params["head"] = head
-        return self._t.parse_all(parse_pull, self._repo_path("/pulls"), params)
+        return self._all(
+            self._repo_path("/pulls"), self._nodes.repo.get_pulls(**params), _listed_pull
+        )
 
     def list_pull_commits(self, number: int) -> tuple[PullCommit, ...]:
         """The PR's commits, oldest first (GitHub lists at most 250)."""
-        return self._t.parse_all(parse_pull_commit, self._repo_path(f"/pulls/{number}/commits"))
+        return self._all(
+            self._repo_path(f"/pulls/{number}/commits"),
+            self._nodes.pull(number).get_commits(),
+            convert.pull_commit,
+        )
 
     def list_pull_files(self, number: int) -> tuple[PullFile, ...]:
-        return self._t.parse_all(parse_pull_file, self._repo_path(f"/pulls/{number}/files"))
+        return self._all(
+            self._repo_path(f"/pulls/{number}/files"),
+            self._nodes.pull(number).get_files(),
+            convert.pull_file,
+        )
 
     def list_reviews(self, number: int) -> tuple[Review, ...]:
-        return self._t.parse_all(parse_review, self._repo_path(f"/pulls/{number}/reviews"))
+        return self._all(
+            self._repo_path(f"/pulls/{number}/reviews"),
+            self._nodes.pull(number).get_reviews(),
+            convert.review,
+        )
 
     def list_review_comments(self, number: int) -> tuple[ReviewComment, ...]:
-        return self._t.parse_all(parse_review_comment, self._repo_path(f"/pulls/{number}/comments"))
+        return self._all(
+            self._repo_path(f"/pulls/{number}/comments"),
+            self._nodes.pull(number).get_review_comments(),
+            convert.review_comment,
+        )
 
     def pulls_for_commit(self, sha: str) -> tuple[PullRequest, ...]:
         """Pull requests GitHub associates with commit ``sha`` (merged ones for main commits)."""
-        return self._t.parse_all(parse_pull, self._repo_path(f"/commits/{sha}/pulls"))
+        return self._all(
+            self._repo_path(f"/commits/{sha}/pulls"),
+            self._nodes.commit(sha).get_pulls(),
+            _listed_pull,
+        )
 
     def merge_pull(
         self,
@@ -230,15 +206,17 @@ class GitHub(ReviewingEndpoints):
         is already merged that merge is the result.
         """
         path = self._repo_path(f"/pulls/{number}/merge")
-        body: dict[str, Any] = {"merge_method": method, "sha": sha}
+        options: dict[str, Any] = {"merge_method": method, "sha": sha}
         if title is not None:
-            body["commit_title"] = title
+            options["commit_title"] = title
         if message is not None:
-            body["commit_message"] = message
+            options["commit_message"] = message
+        node = self._nodes.pull(number)
         attempt = 0
         while True:
             try:
-                _, data = self._t.request("PUT", path, body=body, mode=Mode.ONCE)
+                with self._requester.writing(Mode.ONCE):
+                    result = self._read(path, lambda: convert.merge_result(node.merge(**options)))
             except AmbiguousWriteError as exc:
                 pull = self.get_pull(number)
                 if pull.merged and pull.merge_commit_sha:
@@ -248,46 +226,51 @@ class GitHub(ReviewingEndpoints):
                 attempt += 1
                 if attempt > self.policy.retries or pull.state != "open":
                     raise exc
-                self._t.back_off(
-                    "PUT", self._t.show(path), "outcome unknown, PR not merged", attempt
-                )
+                self.traffic.pause("PUT", path, "outcome unknown, PR not merged", attempt)
                 continue
             except GitHubStatusError as exc:
                 if exc.status in (405, 409, 422):
-                    raise self._t.fail(
-                        MergeRejectedError, exc.message, exc.hint, status=exc.status
+                    raise MergeRejectedError(
+                        exc.message, status=exc.status, hint=exc.hint
                     ) from None
                 raise
-            sha_out = opt_str(data, "sha")
-            if not sha_out:
-                raise self._t.fail(GitHubError, f"GitHub API PUT {path} returned no merge sha")
-            return MergeResult(
-                bool(value_of(data, "merged")), sha_out, opt_str(data, "message") or ""
-            )
+            if not result.sha:
+                raise GitHubError(f"GitHub API PUT {path} returned no merge sha")
+            return result
 
     # -- comments -------------------------------------------------------------------------------
 
     def list_issue_comments(self, number: int) -> tuple[Comment, ...]:
-        return self._t.parse_all(parse_comment, self._repo_path(f"/issues/{number}/comments"))
+        return self._all(
+            self._repo_path(f"/issues/{number}/comments"),
+            self._nodes.issue(number).get_comments(),
+            convert.comment,
+        )
 
     def create_issue_comment(self, number: int, body: str) -> Comment:
         """Post a comment once; a lost response raises AmbiguousWriteError (never re-posted)."""
-        path = self._repo_path(f"/issues/{number}/comments")
-        _, data = self._t.request("POST", path, body={"body": body}, mode=Mode.ONCE)
-        comment: Comment = self._t.parse(parse_comment, data, path)
-        return comment
+        node = self._nodes.issue(number)
+        with self._requester.writing(Mode.ONCE):
+            return self._read(
+                self._repo_path(f"/issues/{number}/comments"),
+                lambda: convert.comment(node.create_comment(body)),
+            )
 
     def edit_issue_comment(self, comment_id: int, body: str) -> Comment:
-        path = self._repo_path(f"/issues/comments/{comment_id}")
-        _, data = self._t.request("PATCH", path, body={"body": body}, mode=Mode.IDEMPOTENT)
-        comment: Comment = self._t.parse(parse_comment, data, path)
-        return comment
+        node = self._nodes.issue_comment(comment_id)
+
+        def edit() -> Comment:
+            node.edit(body)
+            return convert.comment(node)
+
+        with self._requester.writing(Mode.IDEMPOTENT):
+            return self._read(self._repo_path(f"/issues/comments/{comment_id}"), edit)
 
     def delete_issue_comment(self, comment_id: int) -> None:
         """Delete a comment; one that is already gone counts as deleted (safe to repeat)."""
-        path = self._repo_path(f"/issues/comments/{comment_id}")
-        with contextlib.suppress(NotFoundError):
-            self._t.request("DELETE", path, mode=Mode.IDEMPOTENT)
+        node = self._nodes.issue_comment(comment_id)
+        with contextlib.suppress(NotFoundError), self._requester.writing(Mode.IDEMPOTENT):
+            self._read(self._repo_path(f"/issues/comments/{comment_id}"), node.delete)
 
     def upsert_issue_comment(
         self, number: int, body: str, *, marker: str, author: str | None = None
@@ -311,7 +294,12 @@ class GitHub(ReviewingEndpoints):
                 attempt += 1
                 if attempt > self.policy.retries:
                     raise
-                self._t.back_off("POST", f"issues/{number}/comments", "outcome unknown", attempt)
+                self.traffic.pause(
+                    "POST",
+                    self._repo_path(f"/issues/{number}/comments"),
+                    "outcome unknown",
+                    attempt,
+                )
 
     def _find_marked(self, number: int, marker: str, author: str | None) -> Comment | None:
         found = [
@@ -331,31 +319,30 @@ class GitHub(ReviewingEndpoints):
             params["check_name"] = check_name
         if status:
             params["status"] = status
-        return self._t.parse_all(
-            parse_check_run, self._repo_path(f"/commits/{sha}/check-runs"), params, key="check_runs"
+        return self._all(
+            self._repo_path(f"/commits/{sha}/check-runs"),
+            self._nodes.commit(sha).get_check_runs(**params),
+            convert.check_run,
+            key="check_runs",
         )
 
     def get_combined_status(self, sha: str) -> CombinedStatus:
         """The combined state of ``sha`` and every status it lists (all pages)."""
-        path = self._repo_path(f"/commits/{sha}/status")
-        state: str | None = None
-        statuses: list[CommitStatus] = []
-        for data in self._t.pages(path):
-            state = state or opt_str(data, "state")
-            statuses.extend(
-                self._t.parse(parse_status, s, path)
-                for s in self._t.page_list(data, "statuses", path)
-            )
-        return CombinedStatus(sha, state or self._combined_state(statuses), tuple(statuses))
+        statuses = self._all(
+            self._repo_path(f"/commits/{sha}/status"),
+            self._nodes.combined_statuses(sha),
+            convert.status,
+            key="statuses",
+        )
+        return CombinedStatus(sha, self._combined_state(statuses), statuses)
 
     @staticmethod
-    def _combined_state(statuses: list[CommitStatus]) -> str:
+    def _combined_state(statuses: tuple[CommitStatus, ...]) -> str:
+        """GitHub's rule: any failure or error fails; none at all or any pending is pending."""
         states = {s.state for s in statuses}
-        if not statuses:
-            return "pending"
         if states & {"failure", "error"}:
             return "failure"
-        if "pending" in states:
+        if not statuses or "pending" in states:
             return "pending"
         return "success"
 
@@ -369,23 +356,26 @@ class GitHub(ReviewingEndpoints):
         target_url: str | None = None,
     ) -> CommitStatus:
         """Set a commit status; repeating it is harmless, so it is retried like a read."""
-        body: dict[str, Any] = {"state": state, "context": context}
+        options: dict[str, Any] = {"context": context}
         if description is not None:
-            body["description"] = description[:140]  # GitHub's limit
+            options["description"] = description[:140]  # GitHub's limit
         if target_url is not None:
-            body["target_url"] = target_url
-        path = self._repo_path(f"/statuses/{sha}")
-        _, data = self._t.request("POST", path, body=body, mode=Mode.IDEMPOTENT)
-        status: CommitStatus = self._t.parse(parse_status, data, path)
-        return status
+            options["target_url"] = target_url
+        node = self._nodes.commit(sha)
+        with self._requester.writing(Mode.IDEMPOTENT):
+            return self._read(
+                self._repo_path(f"/statuses/{sha}"),
+                lambda: convert.status(node.create_status(state, **options)),
+            )
 
     # -- actions --------------------------------------------------------------------------------
 
     def get_workflow(self, workflow: str | int) -> Workflow:
-        path = self._repo_path(f"/actions/workflows/{workflow}")
-        _, data = self._t.request("GET", path)
-        result: Workflow = self._t.parse(parse_workflow, data, path)
-        return result
+        node = self._nodes.workflow(workflow)
+        return self._read(
+            self._repo_path(f"/actions/workflows/{workflow}"),
+            lambda: convert.workflow(node.complete()),
+        )
 
     def iter_workflow_runs(
         self,
@@ -397,29 +387,37 @@ class GitHub(ReviewingEndpoints):
         head_sha: str | None = None,
     ) -> Iterator[WorkflowRun]:
         """Runs of ``workflow``, newest first, fetched page by page only as far as consumed."""
-        params: dict[str, Any] = {}
-        for name, value in (
-            ("event", event),
-            ("branch", branch),
-            ("status", status),
-            ("head_sha", head_sha),
-        ):
-            if value:
-                params[name] = value
-        path = self._repo_path(f"/actions/workflows/{workflow}/runs")
-        for item in self._t.items(path, params, key="workflow_runs"):
-            yield self._t.parse(parse_run, item, path)
+        filters: dict[str, Any] = {
+            "event": event,
+            "branch": branch,
+            "status": status,
+            "head_sha": head_sha,
+        }
+        runs = self._nodes.workflow(workflow).get_runs(**{k: v for k, v in filters.items() if v})
+        return self._walk(
+            self._repo_path(f"/actions/workflows/{workflow}/runs"),
+            runs,
+            convert.run,
+            key="workflow_runs",
+        )
 
     def get_workflow_run(self, run_id: int) -> WorkflowRun:
-        path = self._repo_path(f"/actions/runs/{run_id}")
-        _, data = self._t.request("GET", path)
-        run: WorkflowRun = self._t.parse(parse_run, data, path)
-        return run
+        node = self._nodes.run(run_id)
+        return self._read(
+            self._repo_path(f"/actions/runs/{run_id}"), lambda: convert.run(node.complete())
+        )
 
     def list_run_artifacts(self, run_id: int) -> tuple[Artifact, ...]:
-        return self._t.parse_all(
-            parse_artifact, self._repo_path(f"/actions/runs/{run_id}/artifacts"), key="artifacts"
+        return self._all(
+            self._repo_path(f"/actions/runs/{run_id}/artifacts"),
+            self._nodes.run(run_id).get_artifacts(),
+            convert.artifact,
+            key="artifacts",
         )
+
+
+def _listed_pull(pr: Any) -> PullRequest:
+    return convert.pull(pr, listed=True)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -433,31 +431,25 @@ def make_github(
     repository: str | None = None,
     policy: RetryPolicy | None = None,
     page_size: int = DEFAULT_PAGE_SIZE,
+    max_pages: int = MAX_PAGES,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.time,
     log: Callable[[str], None] | None = None,
 ) -> GitHub:
-    """Build the adapter from configuration and the environment (token from GH_TOKEN/GITHUB_TOKEN)."""
+    """Build the adapter from configuration and the environment (token from GH_TOKEN/GITHUB_TOKEN).
+
+    Nothing is imported or sent yet: PyGithub comes in with the first request."""
     env = os.environ if env is None else env
     base_url = resolve_api_url(config, env)
     repo = resolve_repository(config, env, repository)
     token = resolve_token(env)
     policy = policy or RetryPolicy.from_config(config)
-
-    session = open_session(
+    traffic = Traffic(policy, secret=token, sleep=sleep, clock=clock, log=log)
+    return GitHub(
         base_url=base_url,
         token=token,
-        timeout=policy.timeout,
-        write_interval=policy.write_interval,
-    )
-    transport = Transport(
-        session=session,
-        base_url=base_url,
-        policy=policy,
-        secret=token,
+        repository=repo,
+        traffic=traffic,
         page_size=page_size,
-        sleep=sleep,
-        clock=clock,
-        log=log,
+        max_pages=max_pages,
     )
-    return GitHub(transport=transport, repository=repo)

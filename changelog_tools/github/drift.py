@@ -18,17 +18,18 @@ merge appended to main.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from changelog_tools.errors import GitError
 from changelog_tools.gitrepo import GitRepo, git_status
-from changelog_tools.record import Record
 
 _ZERO = "0" * 40
 _FULL_HISTORY = "check out with full history (actions/checkout with fetch-depth: 0)"
 
 
-class DriftReport(Record):
+@dataclass(frozen=True, slots=True)
+class DriftReport:
     """What differs; empty ``paths`` and no ``changelog`` message means no drift."""
 
     source: str

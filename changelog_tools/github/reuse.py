@@ -26,6 +26,7 @@ import fnmatch
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
@@ -39,7 +40,6 @@ from changelog_tools.github.adapter import (
     WorkflowRun,
 )
 from changelog_tools.numbers import parse_number
-from changelog_tools.record import Record
 
 if TYPE_CHECKING:
     from changelog_tools.config import Config
@@ -66,7 +66,8 @@ def short(sha: str | None) -> str:
 # inputs
 
 
-class Policy(Record):
+@dataclass(frozen=True, slots=True)
+class Policy:
     """The configuration the rules read."""
 
     command: str = "/reuse-sweep-run"
@@ -96,7 +97,8 @@ class Policy(Record):
         return f".github/workflows/{self.workflow}"
 
 
-class Event(Record):
+@dataclass(frozen=True, slots=True)
+class Event:
     """What triggered the workflow (from flags or the GitHub Actions environment)."""
 
     name: str
@@ -139,7 +141,8 @@ DriftCheck = Callable[[PullRequest, WorkflowRun], Sequence[str]]
 # authorization
 
 
-class Authorization(Record):
+@dataclass(frozen=True, slots=True)
+class Authorization:
     """The comment that authorizes reuse; ``run_id`` is set when it pins a run."""
 
     comment_id: int
@@ -240,7 +243,8 @@ def label_problem(pr: PullRequest, policy: Policy) -> str | None:
     return None
 
 
-class RunProblem(Record):
+@dataclass(frozen=True, slots=True)
+class RunProblem:
     """Why a workflow run cannot be reused: a kind and a message."""
 
     kind: str  # event / status / conclusion / workflow / commit / artifacts
@@ -305,7 +309,8 @@ def reusable_artifacts(artifacts: Iterable[Artifact], patterns: Iterable[str]) -
 # the decision
 
 
-class Source(Record):
+@dataclass(frozen=True, slots=True)
+class Source:
     """The run chosen for reuse, with its artifacts and whether a comment pinned it."""
 
     run: WorkflowRun
@@ -313,7 +318,8 @@ class Source(Record):
     pinned: bool
 
 
-class Decision(Record):
+@dataclass(frozen=True, slots=True)
+class Decision:
     """The gate's answer. ``refused`` marks an authorized PR whose reuse could not be granted."""
 
     reuse_enabled: bool

@@ -819,7 +819,7 @@ def _evals(ctx: Context, run: WorkflowRun, keys: Mapping[str, Any]) -> Check:
             f"run {run.id}: artifact {artifact.name} is "
             f"{artifact.size_in_bytes} bytes (at most {MAX_ARTIFACT})",
         )
-    data = ctx.gh.download_artifact(artifact.id)
+    data = ctx.gh.download_artifact(artifact.id, max_bytes=MAX_ARTIFACT)
     try:
         rows = read_eval_rows(data, cfg.signoff_eval_file)
     except ValueError as exc:

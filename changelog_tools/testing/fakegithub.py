@@ -872,7 +872,12 @@ class FakeGitHub:
                 match = pattern.fullmatch(request.path)
                 if method != request.method or match is None:
                     continue
-                groups = match.groupdict()
+                # GitHub decodes percent-encoded path segments (a workflow file name with a
+                # space arrives as %20); the log keeps the path as it was sent
+                groups = {
+                    k: urllib.parse.unquote(v) if isinstance(v, str) else v
+                    for k, v in match.groupdict().items()
+                }
                 repo = groups.pop("repo", None)
                 if repo is not None and repo.lower() != self.repository.lower():
                     if name == "_get_pull" and repo.lower() in self.foreign_pulls:
@@ -1527,6 +1532,11 @@ class FakeGitHub:
     @route("GET", _R + r"/commits/(?P<sha>[^/]+)/statuses")
     def _list_statuses(self, request: Request, sha: str) -> Response:
         return self._page(request, [self.status_json(s) for s in self._statuses_of(sha)])
+
+    @route("GET", _R + r"/statuses/(?P<sha>[^/]+)")
+    def _list_statuses_legacy(self, request: Request, sha: str) -> Response:
+        """The older form of the same list, which GitHub still answers and PyGithub uses."""
+        return self._list_statuses(request, sha)
 
     @route("GET", _R + r"/commits/(?P<sha>[^/]+)/status")
     def _combined_status(self, request: Request, sha: str) -> Response:

@@ -1,5 +1,6 @@
-"""A server whose pagination never ends (issue 15): a next-page link back at a page already
-read, or a list past the page cap, ends the walk with exit 3 instead of looping forever."""
+"""A server whose pagination never ends: a next-page link back at a page already read, or a list
+past the page cap, ends the walk with exit 3 instead of looping forever. (PyGithub follows any
+next-page link of a page that holds items; the requester under it keeps count.)"""
 
 from __future__ import annotations
 
@@ -31,13 +32,24 @@ def test_a_next_link_to_the_first_page_is_a_loop(fake: FakeGitHub, gh: GitHub) -
     assert fake.count("GET", r"/comments$") == 1  # the repeat is caught before it is sent
 
 
-def test_a_next_link_to_itself_is_a_loop_after_one_new_page(fake: FakeGitHub, gh: GitHub) -> None:
-    fake.add_comment(7, "c")
+def test_a_next_link_to_itself_is_a_loop_after_one_new_page(
+    fake: FakeGitHub, make_gh: Callable[..., GitHub]
+) -> None:
+    fake.add_comment(7, "c0")
+    fake.add_comment(7, "c1")
+    gh = make_gh(page_size=1)
     # every answer says "next: page 2", page 2 included; the query order differs, same page
-    fake.next_link("GET", r"/issues/7/comments$", fake.api(f"{COMMENTS}?page=2&per_page=100"))
+    fake.next_link("GET", r"/issues/7/comments$", fake.api(f"{COMMENTS}?page=2&per_page=1"))
     with pytest.raises(GitHubError, match=LOOP):
         gh.list_issue_comments(7)
     assert [r.query.get("page") for r in fake.requests("GET", r"/comments$")] == [None, "2"]
+
+
+def test_a_next_link_on_an_empty_page_ends_the_list(fake: FakeGitHub, gh: GitHub) -> None:
+    # PyGithub reads no link of an empty page: the list ends there, without a request more
+    fake.next_link("GET", r"/issues/7/comments$", fake.api(f"{COMMENTS}?per_page=100&page=1"))
+    assert gh.list_issue_comments(7) == ()
+    assert fake.count("GET", r"/comments$") == 1
 
 
 def test_a_list_longer_than_the_page_cap_stops(
@@ -46,11 +58,11 @@ def test_a_list_longer_than_the_page_cap_stops(
     for i in range(7):
         fake.add_comment(7, f"c{i}")
     gh = make_gh(page_size=2)  # 4 pages
-    gh._t.max_pages = 3
+    gh.max_pages = 3
     with pytest.raises(GitHubError, match=r"comments: the list goes on past 3 pages; stopped"):
         gh.list_issue_comments(7)
     assert fake.count("GET", r"/comments$") == 3
-    gh._t.max_pages = 4
+    gh.max_pages = 4
     assert len(gh.list_issue_comments(7)) == 7  # exactly at the cap is fine
 
 
@@ -85,6 +97,7 @@ def test_merge_dry_run_exits_3_on_a_pagination_loop(
 ) -> None:
     w = world
     w.open_pr(1, "feat-a", {}, title="Tune", append=entry("Tune the TP sizes"))
+    w.fake.add_comment(1, "Looks good", "bob")  # a page with items: its link is followed
     comments = f"/repos/{w.fake.repository}/issues/1/comments"
     w.fake.next_link("GET", r"/issues/1/comments$", w.fake.api(f"{comments}?per_page=100"))
     assert cli.run(["merge", "1", "--dry-run"]) == 3

@@ -17,7 +17,7 @@ from changelog_tools import config as config_mod
 from changelog_tools.errors import ConfigError, DataError
 from changelog_tools.flows import mergeflow_git as mg
 from changelog_tools.flows.mergeflow import SourceRun, has_ci_skip, squash_message
-from changelog_tools.github.adapter import GitHub, NotFoundError, parse_comment, resolve_token
+from changelog_tools.github.adapter import GitHub, NotFoundError, resolve_token
 from changelog_tools.github.reuse import Event, Policy, decide, find_authorization
 from changelog_tools.gitrepo import GitRepo, open_repo
 from changelog_tools.testing.fakegithub import FakeGitHub
@@ -347,18 +347,15 @@ def test_a_token_that_cannot_be_a_header_is_a_configuration_error_that_never_sho
     assert fake.count() == 0  # before the fix: three doomed requests, "could not connect"
 
 
-def test_timestamps_without_an_offset_are_utc_and_sort_with_the_others() -> None:
-    old = parse_comment(
-        {"id": 1, "body": "/reuse-sweep-run 5", "author_association": "MEMBER",
-         "created_at": "2024-01-01T00:00:00"}
-    )  # fmt: skip
-    new = parse_comment(
-        {"id": 2, "body": "/reuse-sweep-run", "author_association": "MEMBER",
-         "created_at": "2024-01-02T00:00:00Z"}
-    )  # fmt: skip
+def test_timestamps_without_an_offset_are_utc_and_sort_with_the_others(
+    fake: FakeGitHub, gh: GitHub
+) -> None:
+    fake.add_comment(7, "/reuse-sweep-run 5").created_at = "2024-01-01T00:00:00"
+    fake.add_comment(7, "/reuse-sweep-run").created_at = "2024-01-02T00:00:00Z"
+    old, new = gh.list_issue_comments(7)
     assert old.created_at is not None and old.created_at.utcoffset() is not None
     auth = find_authorization([new, old], command="/reuse-sweep-run", allowed=["MEMBER"])
-    assert auth is not None and auth.comment_id == 2
+    assert auth is not None and auth.comment_id == new.id
 
 
 def test_the_drift_guard_in_a_shallow_clone_asks_for_full_history(tmp_path: Path) -> None:
