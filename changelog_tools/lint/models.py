@@ -195,7 +195,7 @@ def _violations(entry: Entry, rule: Rule) -> Iterator[tuple[int, str]]:
                 f"{rule.precision} recipes of {prefix} are deprecated since {rule.since}",
             )
         return
-    scenarios = entry.field("scenarios")
+    scenarios = entry.structure("scenarios")
     if not isinstance(scenarios, dict) or not isinstance(scenarios.get(rule.scenario), list):
         return
     for g, group in enumerate(scenarios[str(rule.scenario)]):

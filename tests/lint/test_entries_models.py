@@ -119,3 +119,28 @@ def test_the_real_models_md_parses_to_its_tables() -> None:
     assert (None, (1024, 8192), "2026-03-27") in scenarios
     assert ("minimaxm3", (8192, 1024), "2026-08-04") in scenarios
     assert not [r for r in rules if r.what == "arm"]  # the spec-decode A/B table is not enacted
+
+
+def test_a_list_or_mapping_where_a_scalar_belongs_is_a_schema_finding_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    # A pull request controls the master config: a value of the wrong shape must reach the
+    # schema rule's finding, and every rule that compares the field must pass over it.
+    root = make_world(tmp_path / "r")
+    shapes = {
+        "framework: vllm": "framework: [vllm]",
+        "model-prefix: alpha": "model-prefix: {a: 1}",
+        "precision: fp8": "precision: [fp8]",
+    }
+    text = AMD_MASTER
+    for old, new in shapes.items():
+        assert old in text
+        text = text.replace(old, new, 1)
+    change(root, {AMD: text})
+    result = lint_change(root)
+    assert not result.ok
+    schema = result.outcome("master-schema")
+    assert schema is not None
+    wrong = sorted((d.code, d.path) for d in schema.findings)
+    assert len(wrong) == len(shapes) and {c for c, _ in wrong} <= {"CL703", "CL704"}
+    assert all(o.findings == () for o in result.outcomes if o.rule in ("images", "engine-first"))
