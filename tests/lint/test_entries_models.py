@@ -144,3 +144,30 @@ def test_a_list_or_mapping_where_a_scalar_belongs_is_a_schema_finding_not_a_cras
     wrong = sorted((d.code, d.path) for d in schema.findings)
     assert len(wrong) == len(shapes) and {c for c, _ in wrong} <= {"CL703", "CL704"}
     assert all(o.findings == () for o in result.outcomes if o.rule in ("images", "engine-first"))
+
+
+def test_a_date_that_does_not_exist_in_models_md_is_a_warning_at_its_line(
+    tmp_path: Path,
+) -> None:
+    # MODELS.md is read at the base: a typo there must not crash every later pull request.
+    bad = MODELS_MD.replace("retired 2026-07-18", "retired 2026-02-30").replace(
+        "since 2026-07-17", "since 2026-13-01"
+    )
+    problems: list[tuple[int, str]] = []
+    rules = parse_models(bad, problems)
+    assert {r.what for r in rules} == {"precision"}
+    assert sorted(reason for _, reason in problems) == [
+        "2026-02-30 is not a date",
+        "2026-13-01 is not a date",
+    ]
+    root = make_world(tmp_path / "r", {"MODELS.md": bad})
+    omega = _entry(
+        "omega-fp8-h200-vllm", image="vllm/vllm-openai:v1", prefix="omega", runner="h200"
+    )
+    change(root, {AMD: AMD_MASTER + omega})
+    result = lint_change(root, rules=("models",))
+    assert sorted((d.code, d.path, d.severity.name) for d in result.findings) == [
+        ("CL700", "MODELS.md", "WARNING"),
+        ("CL700", "MODELS.md", "WARNING"),
+    ]
+    assert result.ok
