@@ -147,7 +147,9 @@ def comment_skip(
 
             reuse = bool(reuse_command) and bool(command_runs(body, reuse_command))
             if not reuse and not _body_has_signoff(body):
-                return Skip("the comment holds no sign-off in its own text (quotes, code and HTML comments do not count)")
+                return Skip(
+                    "the comment holds no sign-off in its own text (quotes, code and HTML comments do not count)"
+                )
     if event_name in ("pull_request_review", "pull_request_review_comment") and action in (
         "submitted",
         "created",
@@ -155,7 +157,9 @@ def comment_skip(
         item = event.get("review") or event.get("comment") or {}
         text = item.get("body") if isinstance(item, dict) else None
         if not _body_has_signoff(text if isinstance(text, str) else ""):
-            return Skip("the review holds no sign-off in its own text (quotes, code and HTML comments do not count)")
+            return Skip(
+                "the review holds no sign-off in its own text (quotes, code and HTML comments do not count)"
+            )
     return None
 
 
