@@ -258,3 +258,37 @@ def test_strings_from_the_pull_request_cannot_add_markup_to_the_verdict_comment(
     assert "@everyone" not in shown and "<img" not in shown
     # the path is still shown, whole, as one code span
     assert "``" + " ".join(EVIL_PATH.splitlines()) + "``" in shown
+
+
+def _patched_zip(member: str, data: bytes, *, method: int | None = None, flags: int = 0) -> bytes:
+    """A one-member stored zip whose headers claim another compression ``method`` or extra
+    general-purpose ``flags`` (bit 0: encrypted), as a hostile sweep could upload."""
+    import io
+    import struct
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr(member, data)
+    raw = bytearray(buffer.getvalue())
+    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = raw.index(signature)
+        old_flags, old_method = struct.unpack_from("<HH", raw, at + offset)
+        struct.pack_into("<HH", raw, at + offset, old_flags | flags,
+                         old_method if method is None else method)  # fmt: skip
+    return bytes(raw)
+
+
+@pytest.mark.parametrize(
+    ("artifact", "reason"),
+    [
+        (zip_bytes({"results.json": "[" * 100_000 + "]" * 100_000}), "nests deeper"),
+        (_patched_zip("results.json", b"[]", flags=0x1), "not a zip of JSON results"),
+        (_patched_zip("results.json", b"[]", method=99), "not a zip of JSON results"),
+        (_patched_zip("results.json", b"[]", method=98), "not a zip of JSON results"),
+        (_patched_zip("results.json", b"[]", method=8), "not a zip of JSON results"),  # bad deflate
+    ],
+)
+def test_a_hostile_eval_artifact_is_a_reason_not_a_crash(artifact: bytes, reason: str) -> None:
+    with pytest.raises(ValueError, match=reason):
+        read_eval_rows(artifact, "results.json")
