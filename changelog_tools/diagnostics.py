@@ -35,6 +35,11 @@ class Code:
 CODES: dict[str, Code] = {}
 
 
+def counted(number: int, one: str, many: str) -> str:
+    """``number`` with the noun that agrees with it: "1 entry", "2 entries", "0 entries"."""
+    return f"{number:,} {one if number == 1 else many}"
+
+
 def register(code: str, name: str, summary: str) -> str:
     """Add a stable code to the registry and return it (a module-level constant's value)."""
     if code in CODES:  # pragma: no cover - guards against copy-paste when adding codes

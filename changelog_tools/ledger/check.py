@@ -672,7 +672,8 @@ def _deleted_file(base: bytes, path: str, where: str, *, mode: str, pr: int | No
     entries = appendonly.count_entries(base)
     diagnostic = dx.error(
         dx.ENTRY_DELETED,
-        f"the change deletes the changelog and its {entries} entries (present at {where})",
+        f"the change deletes the changelog and its {dx.counted(entries, 'entry', 'entries')} "
+        f"(present at {where})",
         path,
         hint="restore the file; entries are never deleted",
     )

@@ -164,3 +164,12 @@ def test_a_large_self_written_changelog_validates_clean(tmp_path: Path) -> None:
     doc = json.loads(proc.stdout)
     assert proc.returncode == 0, doc["diagnostics"][:3]
     assert doc["entries"] == 800
+
+
+def test_one_entry_is_counted_as_one_entry(tmp_path: Path) -> None:
+    (tmp_path / "one.yaml").write_text(
+        "- config-keys:\n    - a-fp8-b-vllm\n  description:\n    - x\n"
+        "  pr-link: https://github.com/o/r/pull/1\n"
+    )
+    proc = run_cli("validate", "one.yaml", cwd=tmp_path)
+    assert "one.yaml (1 entry)" in proc.stdout + proc.stderr
