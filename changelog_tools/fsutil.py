@@ -180,9 +180,11 @@ def read_input(path: Path | str, shown: str | None = None, *, max_size: int | No
     it is read, and any other input (a pipe, a device such as /dev/zero, a file that grows
     while read) is read in chunks and stopped one byte past the limit.
     """
-    label = shown or str(path)
+    label = shown or ("<stdin>" if str(path) == "-" else str(path))
+    # `-` is standard input (a pipe, a file, a terminal), read with the same limit.
+    source: Path | str | int = 0 if str(path) == "-" else path
     try:
-        with open(path, "rb") as handle:
+        with open(source, "rb", closefd=source != 0) as handle:
             st = os.fstat(handle.fileno())
             if stat.S_ISDIR(st.st_mode):
                 raise IsADirectoryError

@@ -173,3 +173,16 @@ def test_one_entry_is_counted_as_one_entry(tmp_path: Path) -> None:
     )
     proc = run_cli("validate", "one.yaml", cwd=tmp_path)
     assert "one.yaml (1 entry)" in proc.stdout + proc.stderr
+
+
+def test_a_dash_reads_the_changelog_from_standard_input(tmp_path: Path) -> None:
+    good = (
+        "- config-keys:\n    - a-fp8-b-vllm\n  description:\n    - x\n"
+        "  pr-link: https://github.com/o/r/pull/1\n"
+    )
+    proc = run_cli("validate", "-", cwd=tmp_path, input=good)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "validate: <stdin> (1 entry): OK\n"
+    bad = run_cli("validate", "-", "--format", "json", cwd=tmp_path, input=good + "  pr-link: x\n")
+    assert bad.returncode == 1
+    assert '"file": "<stdin>"' in bad.stdout
