@@ -186,3 +186,14 @@ def test_a_dash_reads_the_changelog_from_standard_input(tmp_path: Path) -> None:
     bad = run_cli("validate", "-", "--format", "json", cwd=tmp_path, input=good + "  pr-link: x\n")
     assert bad.returncode == 1
     assert '"file": "<stdin>"' in bad.stdout
+
+
+def test_a_duplicate_key_does_not_hide_the_file_s_other_problems(tmp_path: Path) -> None:
+    text = (
+        "- config-keys:\n    - a-fp8-b-vllm\n  description:\n    - x\n"
+        "  description: yes\n  pr-link: https://github.com/o/r/pull/1\n  bogus: 1\n"
+    )
+    proc = run_cli("validate", "-", "--format", "json", cwd=tmp_path, input=text)
+    assert proc.returncode == 1
+    found = sorted((d["code"], d["line"]) for d in json.loads(proc.stdout)["diagnostics"])
+    assert found == [("CL011", 5), ("CL030", 5), ("CL050", 7), ("CL052", 5)]
