@@ -162,6 +162,11 @@ NOTHING_TO_SWEEP = _register(
     "A pull request leaves the changelog and the master configs unchanged: nothing for CI to "
     "sweep.",
 )
+UNCOMMITTED_CHANGELOG = _register(
+    "CL115",
+    "uncommitted-changelog",
+    "The changelog has uncommitted changes that `check` (which reads commits) does not see.",
+)
 # -- pr-links ---------------------------------------------------------------------------------------
 WRONG_PR = _register("CL201", "wrong-pr", "An appended entry links to another pull request.")
 PLACEHOLDER_ON_MAIN = _register(

@@ -808,7 +808,7 @@ def _run_git(
         f"check: {changelog} at {base_ref}{how} -> {head_ref} ({head_sha[:12]}); "
         f"{_mode_text(mode, pr)}"
     )
-    return check_change(
+    result = check_change(
         base=base,
         head=head,
         config=config,
@@ -820,3 +820,27 @@ def _run_git(
         masters_head=masters_head,
         strict=request.strict,
     )
+    if head_ref == "HEAD" and _uncommitted(repo.path / changelog, head):
+        # `new` writes the working tree; check reads commits. Say so, or an author who just
+        # ran `new` is told the change appends nothing.
+        result.report.extend(
+            [
+                dx.warning(
+                    dx.UNCOMMITTED_CHANGELOG,
+                    "the working tree has uncommitted changes to the changelog; check judges "
+                    f"commits ({head_sha[:12]}), not the working tree",
+                    changelog,
+                    hint="commit the change (git commit), then run check again; or compare "
+                    "files: check --base-file OLD --head-file " + changelog,
+                )
+            ]
+        )
+    return result
+
+
+def _uncommitted(path: Path, committed: bytes) -> bool:
+    """Whether the working-tree file at ``path`` differs from its ``committed`` bytes."""
+    try:
+        return path.read_bytes() != committed
+    except OSError:  # deleted, or not a file: git status tells the rest
+        return False

@@ -329,3 +329,16 @@ def test_a_config_only_pull_request_passes_with_coverage_warnings_and_fails_stri
     strict = run_cli("check", "--pr", "7", "--strict", cwd=repo)
     assert strict.returncode == 1
     assert "CL307 master config key" in strict.stdout
+
+
+def test_check_right_after_new_says_the_change_is_not_committed(tmp_path: Path) -> None:
+    from tests.checkdata import BASE, appended, entry, init_repo
+
+    repo = init_repo(tmp_path / "repo")
+    git(repo, "checkout", "-q", "-b", "pr")
+    (repo / "perf-changelog.yaml").write_bytes(appended(entry("alpha-fp8-gpu-a-vllm")))
+    proc = run_cli("check", "--pr", "5", "--format", "json", cwd=repo)
+    found = {d["code"]: d for d in json.loads(proc.stdout)["diagnostics"]}
+    assert found["CL115"]["severity"] == "warning"
+    assert "uncommitted changes" in found["CL115"]["message"]
+    assert (repo / "perf-changelog.yaml").read_bytes() != BASE  # untouched by check
