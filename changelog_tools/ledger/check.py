@@ -191,6 +191,15 @@ def _correction_findings(
     return out
 
 
+def _masters_touched(
+    base: Mapping[str, bytes | None] | None, head: Mapping[str, bytes | None] | None
+) -> bool:
+    """Whether any master config's bytes differ between the two sides."""
+    if base is None or head is None:
+        return False
+    return any(head[p] != base.get(p) for p in head)
+
+
 def _nothing_to_sweep(change: appendonly.Change, path: str) -> dx.Diagnostic:
     return dx.error(
         dx.NOTHING_TO_SWEEP,
@@ -385,9 +394,17 @@ def check_change(
     if change.kind is appendonly.ChangeKind.NONE and mode == "pr" and not (keys and keys.changed):
         # A byte-identical changelog has nothing to check in it. When master configs changed
         # (a config-only PR, which the shipped workflow also runs on), the coverage findings
-        # above say what goes unswept (warnings; `--strict` fails them). Otherwise (scripts or
-        # runners changed, or keys not checked) the change has nothing to sweep: an error.
-        report.extend([_nothing_to_sweep(change, shown)])
+        # above say what goes unswept (warnings; `--strict` fails them). A change to master
+        # configs that changes no key (comments, formatting) has nothing to sweep and nothing
+        # wrong: it passes, with a note. Otherwise (scripts or runners changed, or keys not
+        # checked) the change has nothing to sweep: an error.
+        if keys is not None and _masters_touched(masters_base, masters_head):
+            keys.notes.append(
+                "the master configs changed, but no key's content did (comments or layout "
+                "only): nothing to sweep"
+            )
+        else:
+            report.extend([_nothing_to_sweep(change, shown)])
     report.data.update(_data(change, entries, keys, mode=mode, pr=pr, path=shown, config=config))
     return CheckResult(report, change)
 
