@@ -191,6 +191,28 @@ def save_crash_log(exc: BaseException) -> Path:
     raise exc  # pragma: no cover - nowhere to write; let Python print it
 
 
+# Where a GitHub token may be, to keep it out of anything the tool prints.
+_TOKEN_VARIABLES = ("GH_TOKEN", "GITHUB_TOKEN")
+
+
+def printable(text: str) -> str:
+    """``text`` as the tool may print it in a CI log: no token, no workflow command.
+
+    Messages carry text from elsewhere (a GitHub error body, a file name from a pull request).
+    The token is replaced in any case spelling (a server may echo it upper-cased), and a line
+    that starts with ``::`` gets a zero-width space in front, so that the runner, which trims
+    whitespace before it looks for ``::``, never reads it as a workflow command such as
+    ``::add-mask::`` or ``::stop-commands::``.
+    """
+    import re
+
+    for name in _TOKEN_VARIABLES:
+        token = os.environ.get(name, "")
+        if len(token) >= 8:
+            text = re.sub(re.escape(token), "***", text, flags=re.IGNORECASE)
+    return re.sub(r"(?m)^(\s*)::", "\\1\u200b::", text)
+
+
 def _json_requested(args: list[str]) -> bool:
     """Whether the command line asks for ``--format json`` (read before click parses it)."""
     for i, arg in enumerate(args):
@@ -257,15 +279,16 @@ def run(argv: list[str] | None = None) -> int:
             _print_json_error(args, exc, code, exc.format_message(), None)
         return code
     except ChangelogToolsError as exc:
-        click.echo(f"error: {exc.message}", err=True)
-        if exc.hint:
-            click.echo(f"hint: {exc.hint}", err=True)
+        message, hint = printable(exc.message), printable(exc.hint) if exc.hint else None
+        click.echo(f"error: {message}", err=True)
+        if hint:
+            click.echo(f"hint: {hint}", err=True)
         if as_json and exc.exit_code in (ExitCode.USAGE, ExitCode.EXTERNAL):
-            _print_json_error(args, exc, int(exc.exit_code), exc.message, exc.hint)
+            _print_json_error(args, exc, int(exc.exit_code), message, hint)
         return int(exc.exit_code)
     except Exception as exc:
         log = save_crash_log(exc)
-        message = f"internal error: {type(exc).__name__}: {exc}"
+        message = printable(f"internal error: {type(exc).__name__}: {exc}")
         click.echo(f"{message} (details saved to {log}; please report it)", err=True)
         if as_json:
             _print_json_error(args, exc, int(ExitCode.INTERNAL), message, f"details in {log}")

@@ -35,6 +35,11 @@ class Code:
 CODES: dict[str, Code] = {}
 
 
+def counted(number: int, one: str, many: str) -> str:
+    """``number`` with the noun that agrees with it: "1 entry", "2 entries", "0 entries"."""
+    return f"{number:,} {one if number == 1 else many}"
+
+
 def register(code: str, name: str, summary: str) -> str:
     """Add a stable code to the registry and return it (a module-level constant's value)."""
     if code in CODES:  # pragma: no cover - guards against copy-paste when adding codes
@@ -156,6 +161,11 @@ NOTHING_TO_SWEEP = _register(
     "nothing-to-sweep",
     "A pull request leaves the changelog and the master configs unchanged: nothing for CI to "
     "sweep.",
+)
+UNCOMMITTED_CHANGELOG = _register(
+    "CL115",
+    "uncommitted-changelog",
+    "The changelog has uncommitted changes that `check` (which reads commits) does not see.",
 )
 # -- pr-links ---------------------------------------------------------------------------------------
 WRONG_PR = _register("CL201", "wrong-pr", "An appended entry links to another pull request.")

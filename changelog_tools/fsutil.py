@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import stat
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from changelog_tools.errors import DataError, UsageError
@@ -89,6 +92,77 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+# How long a writer waits for another to finish before giving up: several `new` runs at once
+# each take well under a second.
+LOCK_WAIT = 15.0
+_LOCK_POLL = 0.05
+
+
+def _lock_owner(lock: Path) -> tuple[str, int] | None:
+    """(host, pid) written in a lock file, or None when it cannot be read."""
+    try:
+        host, _, pid = lock.read_text(encoding="utf-8").strip().rpartition(" ")
+        return host, int(pid)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def _stale(lock: Path) -> bool:
+    """True when the lock's owner was a process on this host that no longer exists."""
+    owner = _lock_owner(lock)
+    if owner is None or owner[0] != socket.gethostname():
+        return False
+    try:
+        os.kill(owner[1], 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # it exists under another user
+        return False
+    return False
+
+
+@contextlib.contextmanager
+def locked(path: Path, *, wait: float = LOCK_WAIT) -> Iterator[Path]:
+    """Hold the changelog at ``path`` for one read-modify-write; yield the file to write.
+
+    Two writers that both read the old file and both rename a new one over it lose one
+    entry, each reporting success. A writer therefore creates ``<file>.lock`` beside the
+    file it replaces (``O_EXCL``, as git does for its index) before it reads, and removes it
+    after its rename; another writer waits for it (up to ``wait`` seconds). A lock left by a
+    process of this host that has died is taken over. The file must be a regular file or
+    missing: a FIFO is refused here, before an ``open`` that would block forever.
+    """
+    target = write_target(Path(path))
+    lock = target.with_name(target.name + ".lock")
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            break
+        except FileExistsError:
+            if _stale(lock):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(lock)
+                continue
+            if time.monotonic() >= deadline:
+                owner = _lock_owner(lock)
+                who = f" (process {owner[1]} on {owner[0]})" if owner else ""
+                raise UsageError(
+                    f"{target}: another writer holds {lock.name}{who}; nothing was written. "
+                    f"If no changelog-tools run is going on, remove {lock}"
+                ) from None
+            time.sleep(_LOCK_POLL)
+        except OSError as exc:
+            raise UsageError(f"{target}: cannot write: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(f"{socket.gethostname()} {os.getpid()}\n")
+        yield target
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(lock)
+
+
 class TooLarge(DataError):
     """An input is larger than ``max-file-size``; it was not read (past the limit)."""
 
@@ -106,9 +180,11 @@ def read_input(path: Path | str, shown: str | None = None, *, max_size: int | No
     it is read, and any other input (a pipe, a device such as /dev/zero, a file that grows
     while read) is read in chunks and stopped one byte past the limit.
     """
-    label = shown or str(path)
+    label = shown or ("<stdin>" if str(path) == "-" else str(path))
+    # `-` is standard input (a pipe, a file, a terminal), read with the same limit.
+    source: Path | str | int = 0 if str(path) == "-" else path
     try:
-        with open(path, "rb") as handle:
+        with open(source, "rb", closefd=source != 0) as handle:
             st = os.fstat(handle.fileno())
             if stat.S_ISDIR(st.st_mode):
                 raise IsADirectoryError

@@ -5,7 +5,8 @@ It builds Python values straight from the parser's event stream (libyaml through
 
 * reject anchors, aliases and explicit tags the moment they appear, so an alias-expansion bomb
   costs nothing;
-* reject duplicate keys at any depth, with the line of the second occurrence;
+* reject duplicate keys at any depth, with the line of the second occurrence (or note them
+  and read on, for a caller that reports every problem of a file);
 * stop at a nesting depth no changelog needs, without recursion, so a 20,000-deep list fails fast;
 * record where every value and key starts, for precise diagnostics.
 
@@ -270,10 +271,19 @@ def _pos(event: Any, line_offset: int) -> Mark:
     return (mark.line + 1 + line_offset, mark.column + 1)
 
 
-def load(text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, line_offset: int = 0) -> Loaded:
+def load(
+    text: str,
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    line_offset: int = 0,
+    duplicates_as_notes: bool = False,
+) -> Loaded:
     """Parse one YAML document from ``text``; raise :class:`YamlProblem` on anything unsafe.
 
-    ``line_offset`` is added to every line number, for parsing a slice of a larger file.
+    ``line_offset`` is added to every line number, for parsing a slice of a larger file. With
+    ``duplicates_as_notes`` a duplicate key is a note (the later value is kept, as YAML
+    readers that accept duplicates keep it) and the read goes on, so that one run can report
+    every other problem of the file too; otherwise it stops the read.
     """
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
     from ruamel.yaml.events import (
@@ -313,12 +323,14 @@ def load(text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, line_offset: int = 0)
                     dx.YAML_SYNTAX, "mapping keys must be scalars, not collections", *mark
                 )
             if value in container:
-                raise YamlProblem(
-                    dx.DUPLICATE_KEY,
+                message = (
                     f"duplicate key {value!r} (first defined on line "
-                    f"{key_marks[(*frame.path, value)][0]})",
-                    *mark,
+                    f"{key_marks[(*frame.path, value)][0]})"
                 )
+                if not duplicates_as_notes:
+                    raise YamlProblem(dx.DUPLICATE_KEY, message, *mark)
+                hint = "delete one of them; YAML readers that accept it keep the later value"
+                notes.append((dx.DUPLICATE_KEY, message, hint, mark))
             frame.key = value
             frame.key_mark = mark
             return None

@@ -96,7 +96,7 @@ def install_merge_driver(global_: bool, output_format: str, config: Config) -> i
     included) that merges.
 
     GitHub's web and API merges ignore custom drivers; `changelog-tools merge` resolves the
-    conflict itself for that reason.
+    conflict itself for that reason. When everything was already in place it prints one line.
 
     \b
     Exit status: 0 installed (or already installed), 2 usage error, 3 git failed.
@@ -112,6 +112,11 @@ def install_merge_driver(global_: bool, output_format: str, config: Config) -> i
         from changelog_tools import diagnostics as dx
 
         click.echo(dx.json_text({"command": "install-merge-driver", **done.as_json()}), nl=False)
+    elif not (done.attributes_changed or done.config_changed):
+        # Run again (by a setup script, in CI): one line, as `git config` says nothing when
+        # it changes nothing.
+        click.echo(f"install-merge-driver: already installed for {done.attributes_line}")
+        return 0
     else:
         line = done.attributes_line
         state = "added" if done.attributes_changed else "already present"

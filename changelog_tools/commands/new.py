@@ -57,6 +57,13 @@ def new(
     from changelog_tools.ledger import new as core
     from changelog_tools.ledger.guard import Refusal
 
+    for option, values in (
+        ("--config-key", config_keys),
+        ("--description", descriptions),
+        ("--scenario-type", scenario_types),
+    ):
+        for value in values:
+            _require_utf8(value, option)
     entry = core.Entry(
         config_keys=config_keys,
         description=descriptions,
@@ -71,7 +78,16 @@ def new(
                 "no --description and no editor to write one in",
                 hint="pass --description TEXT, or set EDITOR",
             )
-        edited = click.edit(core.template(entry, config=config), editor=editor, extension=".txt")
+        try:
+            edited = click.edit(
+                core.template(entry, config=config), editor=editor, extension=".txt"
+            )
+        except UnicodeDecodeError as exc:
+            raise UsageError(
+                f"the editor saved bytes that are not UTF-8 (byte {exc.object[exc.start]:#04x} "
+                f"at offset {exc.start}); nothing was written",
+                hint="save the description as UTF-8",
+            ) from None
         points = core.description_from_edit(edited or "")
         if not points:
             raise AbortedError("aborting: the description is empty; nothing was written")
@@ -103,3 +119,18 @@ def new(
             if keys != (pattern,):
                 click.echo(f"# {pattern} -> {', '.join(keys)}", err=True)
     return emit(report, output_format)
+
+
+def _require_utf8(value: str, option: str) -> None:
+    """Refuse an argument holding bytes that are not UTF-8 (Python keeps them as surrogates):
+    the changelog is UTF-8, so such an entry could never be written."""
+    from changelog_tools.errors import UsageError
+
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raw = value.encode("utf-8", "surrogateescape")[exc.start : exc.start + 1]
+        raise UsageError(
+            f"{option}: the argument is not valid UTF-8 (byte 0x{raw.hex() or '??'} at character "
+            f"{exc.start}); nothing was written"
+        ) from None

@@ -90,7 +90,7 @@ def resolve(
     from changelog_tools import diagnostics as dx
     from changelog_tools.commands._common import emit
     from changelog_tools.errors import UsageError
-    from changelog_tools.fsutil import atomic_write, read_input, write_target
+    from changelog_tools.fsutil import atomic_write, locked, read_input, write_target
     from changelog_tools.ledger.canonicalize import effective_config
     from changelog_tools.ledger.guard import Refusal
     from changelog_tools.ledger.resolve import Resolution
@@ -169,7 +169,8 @@ def resolve(
             return 1
         return emit(report, output_format)
     if output is not None and not to_stdout:
-        atomic_write(Path(output), resolution.data)
+        with locked(Path(output)) as target:
+            atomic_write(target, resolution.data)
     written = "stdout" if to_stdout else (output or shown)
     report.extend(resolution.warnings)
     report.data.update({"file": shown, "written": written, "resolution": resolution.as_json()})

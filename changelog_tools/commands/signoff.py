@@ -104,7 +104,7 @@ def verify(
 
     \b
     Skipped with no write and exit 0: a comment on a plain issue, a closed or draft PR, and a
-    new comment or review that holds no sign-off (outside quotes and code fences).
+    new comment or review that holds no sign-off in its own text (quotes, code and HTML comments do not count).
 
     \b
     Unless --dry-run: keeps ONE verdict comment per PR (the bot's own, found by its login and

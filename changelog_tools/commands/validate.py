@@ -20,7 +20,8 @@ def validate(paths: tuple[Path, ...], output_format: str, config: Config) -> int
 
     PATH defaults to the configured changelog (`changelog` option, perf-changelog.yaml at the
     repository root); several PATHs (as pre-commit passes them) are each validated and
-    reported together. Every problem is reported, not just the first.
+    reported together. Every problem is reported, not just the first. `-` reads the file from
+    standard input (shown as <stdin>).
 
     \b
     Checks: valid UTF-8; ends with a newline; no CR, tab or NUL; size limit; one YAML
@@ -30,13 +31,19 @@ def validate(paths: tuple[Path, ...], output_format: str, config: Config) -> int
 
     \b
     Exit status: 0 valid, 1 invalid, 2 usage or configuration error.
-    Example:  changelog-tools validate --format github perf-changelog.yaml
+    Examples:
+      changelog-tools validate --format github perf-changelog.yaml
+      git show main:perf-changelog.yaml | changelog-tools validate -
     """
     from changelog_tools import diagnostics as dx
 
     targets = paths or (config.changelog_path,)
     reports = [
-        validate_file(t, display=display_path(t, config), max_size=config.max_file_size)
+        validate_file(
+            t,
+            display="<stdin>" if str(t) == "-" else display_path(t, config),
+            max_size=config.max_file_size,
+        )
         for t in targets
     ]
     if len(reports) == 1:

@@ -8,6 +8,7 @@ mode before anyone writes it; :class:`Refusal` carries every problem found when 
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -17,7 +18,7 @@ from typing import Any
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
 from changelog_tools.errors import UsageError
-from changelog_tools.fsutil import atomic_write, read_input
+from changelog_tools.fsutil import atomic_write, locked, read_input
 from changelog_tools.ledger.appendonly import Change, ChangeKind, compare
 from changelog_tools.ledger.document import ENTRY_START, Block, Splice, apply_splices, pr_link_lines
 from changelog_tools.ledger.guard import Refusal, require_valid
@@ -373,7 +374,23 @@ def canonicalize_file(
     The base is ``base_file``, else ``path`` at ``base_ref`` in the repository holding
     ``path`` (default: the merge-base of HEAD and the main branch). Writes atomically when
     ``write`` and something changed; raises :class:`Refusal` (nothing written) otherwise.
+    A writing run holds the changelog's lock from its read to its write.
     """
+    with locked(path) if write else contextlib.nullcontext(path):
+        return _canonicalize_file(path, pr, config, base_ref, base_file, fix_near_misses,
+                                  write, display)  # fmt: skip
+
+
+def _canonicalize_file(
+    path: Path,
+    pr: int,
+    config: Config,
+    base_ref: str | None,
+    base_file: Path | None,
+    fix_near_misses: bool,
+    write: bool,
+    display: str | None,
+) -> FileOutcome:
     shown = display or str(path)
     head = read_input(path, shown, max_size=config.max_file_size)
     if base_file is not None:

@@ -191,6 +191,15 @@ def _correction_findings(
     return out
 
 
+def _masters_touched(
+    base: Mapping[str, bytes | None] | None, head: Mapping[str, bytes | None] | None
+) -> bool:
+    """Whether any master config's bytes differ between the two sides."""
+    if base is None or head is None:
+        return False
+    return any(head[p] != base.get(p) for p in head)
+
+
 def _nothing_to_sweep(change: appendonly.Change, path: str) -> dx.Diagnostic:
     return dx.error(
         dx.NOTHING_TO_SWEEP,
@@ -385,9 +394,17 @@ def check_change(
     if change.kind is appendonly.ChangeKind.NONE and mode == "pr" and not (keys and keys.changed):
         # A byte-identical changelog has nothing to check in it. When master configs changed
         # (a config-only PR, which the shipped workflow also runs on), the coverage findings
-        # above say what goes unswept (warnings; `--strict` fails them). Otherwise (scripts or
-        # runners changed, or keys not checked) the change has nothing to sweep: an error.
-        report.extend([_nothing_to_sweep(change, shown)])
+        # above say what goes unswept (warnings; `--strict` fails them). A change to master
+        # configs that changes no key (comments, formatting) has nothing to sweep and nothing
+        # wrong: it passes, with a note. Otherwise (scripts or runners changed, or keys not
+        # checked) the change has nothing to sweep: an error.
+        if keys is not None and _masters_touched(masters_base, masters_head):
+            keys.notes.append(
+                "the master configs changed, but no key's content did (comments or layout "
+                "only): nothing to sweep"
+            )
+        else:
+            report.extend([_nothing_to_sweep(change, shown)])
     report.data.update(_data(change, entries, keys, mode=mode, pr=pr, path=shown, config=config))
     return CheckResult(report, change)
 
@@ -672,7 +689,8 @@ def _deleted_file(base: bytes, path: str, where: str, *, mode: str, pr: int | No
     entries = appendonly.count_entries(base)
     diagnostic = dx.error(
         dx.ENTRY_DELETED,
-        f"the change deletes the changelog and its {entries} entries (present at {where})",
+        f"the change deletes the changelog and its {dx.counted(entries, 'entry', 'entries')} "
+        f"(present at {where})",
         path,
         hint="restore the file; entries are never deleted",
     )
@@ -807,7 +825,7 @@ def _run_git(
         f"check: {changelog} at {base_ref}{how} -> {head_ref} ({head_sha[:12]}); "
         f"{_mode_text(mode, pr)}"
     )
-    return check_change(
+    result = check_change(
         base=base,
         head=head,
         config=config,
@@ -819,3 +837,27 @@ def _run_git(
         masters_head=masters_head,
         strict=request.strict,
     )
+    if head_ref == "HEAD" and _uncommitted(repo.path / changelog, head):
+        # `new` writes the working tree; check reads commits. Say so, or an author who just
+        # ran `new` is told the change appends nothing.
+        result.report.extend(
+            [
+                dx.warning(
+                    dx.UNCOMMITTED_CHANGELOG,
+                    "the working tree has uncommitted changes to the changelog; check judges "
+                    f"commits ({head_sha[:12]}), not the working tree",
+                    changelog,
+                    hint="commit the change (git commit), then run check again; or compare "
+                    "files: check --base-file OLD --head-file " + changelog,
+                )
+            ]
+        )
+    return result
+
+
+def _uncommitted(path: Path, committed: bytes) -> bool:
+    """Whether the working-tree file at ``path`` differs from its ``committed`` bytes."""
+    try:
+        return path.read_bytes() != committed
+    except OSError:  # deleted, or not a file: git status tells the rest
+        return False

@@ -327,7 +327,7 @@ def parse_ledger(
             )
         )
     try:
-        loaded = yamlload.load(text, line_offset=line_offset)
+        loaded = yamlload.load(text, line_offset=line_offset, duplicates_as_notes=True)
     except yamlload.YamlProblem as exc:
         diags.append(dx.error(exc.code, exc.message, path, exc.line, exc.column))
         return Ledger(raw, path, (), tuple(diags), None, line_offset)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
 from changelog_tools.errors import UsageError
-from changelog_tools.fsutil import atomic_write, read_input
+from changelog_tools.fsutil import atomic_write, locked, read_input, write_target
 from changelog_tools.ledger import masterconfig as mc
 from changelog_tools.ledger.document import parse_ledger
 from changelog_tools.ledger.guard import Refusal, require_valid
@@ -219,6 +219,7 @@ def prepare(entry: Entry, *, config: Config) -> tuple[bytes | None, bytes, Appen
             hint=first.hint,
             details=problems[1:],
         )
+    write_target(target)  # a FIFO would block the read below forever: refused first
     base = read_input(target, shown, max_size=config.max_file_size) if target.exists() else None
     old = base or b""
     link = placeholder_link(config)
@@ -253,8 +254,9 @@ def prepare(entry: Entry, *, config: Config) -> tuple[bytes | None, bytes, Appen
 
 def append_entry(entry: Entry, *, config: Config) -> Appended:
     """Append ``entry`` to the configured changelog (atomically) and return what was written."""
-    _, head, appended = prepare(entry, config=config)
-    atomic_write(config.changelog_path, head)
+    with locked(config.changelog_path) as target:  # read and write as one, against other writers
+        _, head, appended = prepare(entry, config=config)
+        atomic_write(target, head)
     return appended
 
 

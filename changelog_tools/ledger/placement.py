@@ -9,6 +9,7 @@ result must pass `check` against the base and `validate` as a whole, or nothing 
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
 from changelog_tools.errors import UsageError
-from changelog_tools.fsutil import atomic_write, read_input
+from changelog_tools.fsutil import atomic_write, locked, read_input
 from changelog_tools.ledger.appendonly import (
     first_difference_line,
     new_entries_among,
@@ -180,6 +181,22 @@ def fix_placement_file(
 
     Returns the outcome and the canonicalization (None without ``pr``).
     """
+    with locked(path) if write else contextlib.nullcontext(path):
+        return _fix_placement_file(
+            path, config, base_ref, base_file, pr, fix_near_misses, write, display
+        )
+
+
+def _fix_placement_file(
+    path: Path,
+    config: Config,
+    base_ref: str | None,
+    base_file: Path | None,
+    pr: int | None,
+    fix_near_misses: bool,
+    write: bool,
+    display: str | None,
+) -> tuple[PlacementOutcome, Any]:
     from changelog_tools.ledger.canonicalize import canonicalize
 
     shown = display or str(path)

@@ -142,7 +142,7 @@ class Resolution:
         out: list[str] = []
         if self.kind == "appended":
             out.append(
-                f"kept main's {self.main_entries} entries byte for byte "
+                f"kept main's {dx.counted(self.main_entries, 'entry', 'entries')} byte for byte "
                 f"({self.main_appended} appended on main since the merge-base)"
             )
             for a in self.appended:

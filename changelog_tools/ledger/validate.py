@@ -24,7 +24,9 @@ def validate_file(path: Path, *, display: str | None = None, max_size: int) -> d
     ledger = parse_ledger(raw, path=shown, max_size=max_size)
     report.extend(ledger.diagnostics)
     entries = len(ledger.loaded.value) if ledger.structured and ledger.loaded else None
-    report.subject = shown if entries is None else f"{shown} ({entries} entries)"
+    report.subject = (
+        shown if entries is None else f"{shown} ({dx.counted(entries, 'entry', 'entries')})"
+    )
     report.data["file"] = shown
     report.data["entries"] = entries
     return report

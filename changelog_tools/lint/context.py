@@ -54,7 +54,18 @@ class Entry:
     def data(self) -> Mapping[str, Any]:
         return self.value if isinstance(self.value, dict) else {}
 
-    def field(self, name: str) -> Any:
+    def field(self, name: str) -> str | int | float | bool | None:
+        """The scalar value of field ``name``; None when it is absent or not a scalar.
+
+        A pull request writes the master config, so a list or mapping may stand where a
+        scalar belongs (`framework: [vllm]`). The master-schema rule reports that shape; the
+        rules that compare, hash or print a field pass over it instead of failing on it.
+        """
+        value = self.data.get(name)
+        return value if isinstance(value, str | int | float | bool) else None
+
+    def structure(self, name: str) -> Any:
+        """The value of field ``name`` whatever its shape (for fields that hold collections)."""
         return self.data.get(name)
 
     def line_of(self, *sub: str | int) -> int:

@@ -50,7 +50,14 @@ def check_engine_first(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[st
     rule = "engine-first"
     cfg = ctx.config
     first = set(cfg.lint_engine_first_frameworks)
-    candidates = [e for e in ctx.judged_entries if e.field("framework") not in first]
+    # An entry without a scalar framework or model prefix is master-schema's finding, not this one.
+    candidates = [
+        e
+        for e in ctx.judged_entries
+        if e.field("framework") not in first
+        and e.field("framework") is not None
+        and e.field("model-prefix") is not None
+    ]
     if not candidates:
         return False, [], []
     have = {

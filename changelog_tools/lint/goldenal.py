@@ -30,6 +30,7 @@ from changelog_tools import yamlload
 from changelog_tools.lint import codes, shell
 from changelog_tools.lint.context import Context
 from changelog_tools.lint.paths import matches
+from changelog_tools.numbers import finite_float, parse_number
 
 _NUM = r"(\d+(?:\.\d+)?)"
 _ASSIGN = re.compile(
@@ -68,7 +69,9 @@ def _assignments(lines: list[shell.LogicalLine]) -> dict[str, list[tuple[float, 
     out: dict[str, list[tuple[float, int]]] = {}
     for line in lines:
         for m in _ASSIGN.finditer(line.text):
-            out.setdefault(m.group(1), []).append((float(m.group(2)), line.line))
+            value = finite_float(m.group(2))
+            if value is not None:
+                out.setdefault(m.group(1), []).append((value, line.line))
     return out
 
 
@@ -82,23 +85,28 @@ def pins(text: str) -> tuple[list[Pin], set[int]]:
         for value, line in env.get(name, []):
             yield Pin(line, round(value + offset, 4), spelling)
 
+    def pin(line: int, text: str, spelling: str, offset: float = 0.0) -> Iterator[Pin]:
+        value = finite_float(text)
+        if value is not None:  # a number past any real acceptance length pins nothing
+            yield Pin(line, round(value + offset, 4), spelling)
+
     for line in lines:
         t = line.text
         for m in _SGLANG.finditer(t):
-            out.append(Pin(line.line, float(m.group(1)), "SGLANG_SIMULATE_ACC_LEN"))
+            out.extend(pin(line.line, m.group(1), "SGLANG_SIMULATE_ACC_LEN"))
         for m in _VLLM.finditer(t):
             if m.group(1):
-                out.append(Pin(line.line, float(m.group(1)), "synthetic_acceptance_length"))
+                out.extend(pin(line.line, m.group(1), "synthetic_acceptance_length"))
             elif m.group(2):
                 out.extend(from_var(m.group(2), "synthetic_acceptance_length"))
             else:
                 out.extend(from_var("SYNTHETIC_ACCEPT_LEN", "synthetic_acceptance_length"))
         for m in _TRT.finditer(t):
-            out.append(Pin(line.line, round(float(m.group(1)) + 1, 4),
-                           "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS (+1)"))  # fmt: skip
+            out.extend(pin(line.line, m.group(1),
+                           "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS (+1)", 1))  # fmt: skip
         for m in _ATOM_LEN.finditer(t):
             if m.group(1):
-                out.append(Pin(line.line, float(m.group(1)), "--spec-decode-acceptance-length"))
+                out.extend(pin(line.line, m.group(1), "--spec-decode-acceptance-length"))
             else:
                 out.extend(from_var(m.group(2), "--spec-decode-acceptance-length"))
         if _ATOM_RATE.search(t):
@@ -106,9 +114,9 @@ def pins(text: str) -> tuple[list[Pin], set[int]]:
     drafts: set[int] = set()
     for line in lines:
         for pattern in _DRAFT:
-            drafts.update(int(m.group(1)) for m in pattern.finditer(line.text))
+            drafts.update(n for m in pattern.finditer(line.text) if (n := parse_number(m.group(1))))
     for name in _DRAFT_VARS:
-        drafts.update(int(v) for v, _ in env.get(name, []))
+        drafts.update(int(v) for v, _ in env.get(name, []) if v.is_integer())
     drafts.discard(0)
     unique = {(p.line, p.al): p for p in out}
     return sorted(unique.values(), key=lambda p: (p.line, p.al)), drafts
@@ -134,8 +142,9 @@ def golden_values(ctx: Context, prefix: str) -> tuple[list[str], dict[int, set[f
         for modes in (loaded or {}).values() if isinstance(loaded, dict) else ():
             for curve in (modes or {}).values() if isinstance(modes, dict) else ():
                 for k, v in (curve or {}).items() if isinstance(curve, dict) else ():
-                    if isinstance(k, int) and isinstance(v, (int, float)):
-                        values.setdefault(k, set()).add(round(float(v), 4))
+                    number = finite_float(v) if isinstance(v, int | float) else None
+                    if isinstance(k, int) and number is not None:
+                        values.setdefault(k, set()).add(round(number, 4))
     return files, values
 
 
@@ -262,7 +271,9 @@ def _multinode_pins(ctx: Context, rule: str) -> tuple[list[str], list[dx.Diagnos
                     m = _SETTING.match(str(setting))
                     if m is None:
                         continue
-                    al = float(m.group(1))
+                    al = finite_float(m.group(1))
+                    if al is None:
+                        continue
                     if entry.name not in judged:
                         judged.append(entry.name)
                     if prefix not in curves:

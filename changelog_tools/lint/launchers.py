@@ -37,6 +37,9 @@ def resolve_entry(ctx: Context, entry: Entry) -> list[Resolution]:
     that exists at the head (multi-node entries have no per-entry script)."""
     if entry.multinode:
         return []
+    naming = [entry.field(name) for name in ("model-prefix", "precision", "framework", "runner")]
+    if any(value is None for value in naming):
+        return []  # a name part is missing or not a scalar: master-schema reports that instead
     cfg = ctx.config
     sku = ctx.sku(entry.field("runner")) or str(entry.field("runner"))
     seen: dict[tuple[str, str], int] = {}

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from changelog_tools import diagnostics as dx
 from changelog_tools.lint import codes
 from changelog_tools.lint.context import Context, Entry
+from changelog_tools.numbers import parse_number
 
 FIXED = "fixed-seq-len"
 AGENTIC = "agentic-coding"
@@ -101,7 +102,19 @@ def _col(header: list[str], *names: str) -> int | None:
     return None
 
 
-def parse_models(text: str) -> list[Rule]:
+def _iso_date(text: str, line: int, problems: list[tuple[int, str]]) -> datetime.date | None:
+    """``text`` (YYYY-MM-DD) as a date; a date that does not exist is a problem at ``line``."""
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        problems.append((line, f"{text} is not a date"))
+        return None
+
+
+def parse_models(text: str, problems: list[tuple[int, str]] | None = None) -> list[Rule]:
+    """The rules MODELS.md states. A row the rules cannot use (a date that does not exist, a
+    sequence length past any real one) is skipped, and (line, reason) added to ``problems``."""
+    problems = [] if problems is None else problems
     lines = text.split("\n")
     out: list[Rule] = []
     matrix = _section(lines, "Model support matrix")
@@ -114,8 +127,8 @@ def parse_models(text: str) -> list[Rule]:
                 if len(row) <= max(prefix_col, active_col):
                     continue
                 retired = _RETIRED.search(row[active_col])
-                if retired:
-                    since = datetime.date.fromisoformat(retired.group(1))
+                since = _iso_date(retired.group(1), number, problems) if retired else None
+                if since is not None:
                     for prefix in _PREFIX.findall(row[prefix_col]):
                         out.append(
                             Rule(prefix, since, "model", source=row[active_col], line=number)
@@ -129,9 +142,14 @@ def parse_models(text: str) -> list[Rule]:
             for number, row in rows:
                 found = _ALL_MODELS.search(row[status_col]) if len(row) > status_col else None
                 seq = _ISL_OSL.search(row[seq_col]) if len(row) > seq_col else None
-                if found and seq:
-                    out.append(Rule(None, datetime.date.fromisoformat(found.group(1)), "scenario",
-                                    scenario=FIXED, seq=(int(seq.group(1)), int(seq.group(2))),
+                if not (found and seq):
+                    continue
+                since = _iso_date(found.group(1), number, problems)
+                isl, osl = parse_number(seq.group(1)), parse_number(seq.group(2))
+                if isl is None or osl is None:
+                    problems.append((number, f"{seq.group(0)} is not a sequence length"))
+                elif since is not None:
+                    out.append(Rule(None, since, "scenario", scenario=FIXED, seq=(isl, osl),
                                     source=row[0], line=number))  # fmt: skip
     for i, line in enumerate(lines):
         notice = _NOTICE.match(line)
@@ -161,6 +179,12 @@ def parse_models(text: str) -> list[Rule]:
     return out
 
 
+def _kib_pair(isl: str, osl: str) -> tuple[int, int] | None:
+    """(isl, osl) in tokens from a "NkMk" spelling; None for digits past any real length."""
+    a, b = parse_number(isl), parse_number(osl)
+    return None if a is None or b is None else (a * 1024, b * 1024)
+
+
 def _notice_rules(prefixes: list[str], cell: str, since: datetime.date, line: int) -> list[Rule]:
     rules: list[Rule] = []
     for prefix in prefixes:
@@ -168,8 +192,8 @@ def _notice_rules(prefixes: list[str], cell: str, since: datetime.date, line: in
             rules.append(
                 Rule(prefix, since, "arm", scenario=AGENTIC, source=arm.group(0), line=line)
             )
-        elif seq := _SEQ.search(cell):
-            isl, osl = int(seq.group(1)) * 1024, int(seq.group(2)) * 1024
+        elif (seq := _SEQ.search(cell)) and (pair := _kib_pair(seq.group(1), seq.group(2))):
+            isl, osl = pair
             rules.append(Rule(prefix, since, "scenario", scenario=FIXED, seq=(isl, osl),
                               source=seq.group(0), line=line))  # fmt: skip
         elif re.fullmatch(r"Agentic coding", cell.strip(), re.IGNORECASE):
@@ -195,7 +219,7 @@ def _violations(entry: Entry, rule: Rule) -> Iterator[tuple[int, str]]:
                 f"{rule.precision} recipes of {prefix} are deprecated since {rule.since}",
             )
         return
-    scenarios = entry.field("scenarios")
+    scenarios = entry.structure("scenarios")
     if not isinstance(scenarios, dict) or not isinstance(scenarios.get(rule.scenario), list):
         return
     for g, group in enumerate(scenarios[str(rule.scenario)]):
@@ -236,8 +260,19 @@ def check(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[str]]:
     if text is None:
         return False, [], []
     now = ctx.request.now
-    rules = [r for r in parse_models(text) if r.since <= now]
-    out: list[dx.Diagnostic] = []
+    problems: list[tuple[int, str]] = []
+    rules = [r for r in parse_models(text, problems) if r.since <= now]
+    # The trusted file is the base's: the pull request cannot fix it, so its faults warn.
+    out: list[dx.Diagnostic] = [
+        dx.warning(
+            codes.INPUT_UNREADABLE,
+            f"{models_file}: {reason}: the row states no rule",
+            models_file,
+            line,
+            hint=f"correct {models_file} on the main branch",
+        )
+        for line, reason in problems
+    ]
     for entry in entries:
         for rule in rules:
             for line, what in _violations(entry, rule):

@@ -177,12 +177,44 @@ def added_lines(base: str | None, head: str) -> frozenset[int]:
     # each side anchor the diff (patience diff), and the matcher only sees what lies between.
     i0 = j0 = 0
     for i1, j1 in [*_anchors(old, new), (len(old), len(new))]:
-        matcher = difflib.SequenceMatcher(None, old[i0:i1], new[j0:j1], autojunk=False)
-        for tag, _a1, _a2, b1, b2 in matcher.get_opcodes():
-            if tag in ("replace", "insert"):
-                out.update(range(start + j0 + b1 + 1, start + j0 + b2 + 1))
+        for b1, b2 in _added_between(old[i0:i1], new[j0:j1]):
+            out.update(range(start + j0 + b1 + 1, start + j0 + b2 + 1))
         i0, j0 = i1 + 1, j1 + 1
     return frozenset(out)
+
+
+# Beyond this many line pairs between two anchors, difflib's matcher (quadratic and worse on
+# repeated lines: 2,000 repeated lines took 277 s) gives way to a count of lines.
+_MATCHER_PAIRS = 20_000
+
+
+def _added_between(old: list[str], new: list[str]) -> list[tuple[int, int]]:
+    """Half-open ranges of ``new`` that are not in ``old``, for one stretch between anchors.
+
+    A small stretch is diffed. A large one (only a file whose lines repeat leaves one: every
+    unique line is an anchor) is judged by counting: a line of ``new`` is added when ``old``
+    has no unused copy of it, which is linear and differs from a diff only for lines moved
+    within the stretch (which the rules about added code need not judge again).
+    """
+    if len(old) * len(new) <= _MATCHER_PAIRS:
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        return [
+            (b1, b2)
+            for tag, _a1, _a2, b1, b2 in matcher.get_opcodes()
+            if tag in ("replace", "insert")
+        ]
+    unused: dict[str, int] = {}
+    for line in old:
+        unused[line] = unused.get(line, 0) + 1
+    ranges: list[tuple[int, int]] = []
+    for j, line in enumerate(new):
+        if unused.get(line, 0):
+            unused[line] -= 1
+        elif ranges and ranges[-1][1] == j:
+            ranges[-1] = (ranges[-1][0], j + 1)
+        else:
+            ranges.append((j, j + 1))
+    return ranges
 
 
 def _anchors(old: list[str], new: list[str]) -> list[tuple[int, int]]:

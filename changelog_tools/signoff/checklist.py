@@ -5,8 +5,9 @@ with the header line: the first fenced block containing it, or (older versions) 
 the header to the next level-1/2 heading. In the block: checkbox items (any of ``-``/``*``/``+``
 or ``1.``, ``[ ]``/``[x]``/``[X]``; two spaces of indentation per nesting level), notes (other
 lines, attached to the item before them), an "Additional detail section" of free text and a
-``Signed:`` line. A sign-off is a comment whose first header line outside quotes and code
-fences starts the same grammar; text before the header is a preamble and is ignored.
+``Signed:`` line. A sign-off is a comment whose first header line in the author's own rendered
+text (not quoted, not code, not inside an HTML block or comment: CommonMark decides) starts the
+same grammar; text before the header is a preamble and is ignored.
 
 Items are compared in a canonical form (:func:`canon`) so that CRLF, bullets, box case, spacing,
 emphasis, links versus plain text and dash styles never matter; an item with a note or a link
@@ -20,10 +21,19 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 HEADER = "As a PR reviewer and CODEOWNER, I have reviewed this and have:"
 SIGNED_PLACEHOLDER = "FILL_IN_GITHUB_USERNAME"
 DETAIL_PLACEHOLDER = "insert any additional info here"
+# GitHub stores at most 65,536 characters of a comment body; nothing past that is read.
+MAX_COMMENT_CHARS = 65_536
+# Characters of an item that similarity compares (difflib is quadratic in them).
+MAX_ITEM_CHARS = 1_000
 # Pairing threshold for "this sign-off item is an altered copy of that template item".
 SIMILARITY_THRESHOLD = 0.6
 
@@ -33,7 +43,6 @@ _ITEM_RE = re.compile(
     r"^(?P<indent>[ \t]*)(?:[-*+]|[0-9]+[.)])[ \t]+\[(?P<box>[ xX])\][ \t]*(?P<text>.*)"
 )
 _FENCE_RE = re.compile(r"^[ ]{0,3}(?P<fence>`{3,}|~{3,})")
-_QUOTE_RE = re.compile(r"^[ ]{0,3}>")
 _DETAIL_RE = re.compile(r"^\s*#{1,6}\s*Additional detail section\b", re.IGNORECASE)
 _SIGNED_RE = re.compile(r"^\s*Signed:\s*(?P<who>.*)", re.IGNORECASE)  # who: stripped in code
 _HEADING_RE = re.compile(r"^#{1,2}\s")
@@ -173,31 +182,55 @@ class SignoffText:
     """Where the sign-off is in a comment body, and headers that do not count (and why)."""
 
     checklist: Checklist | None
-    ignored_headers: tuple[tuple[int, str], ...] = ()  # (line, "quoted" | "in a code fence")
+    ignored_headers: tuple[tuple[int, str], ...] = ()  # (line, why: a value of _HIDDEN)
 
 
-def find_signoff(body: str, *, allow_fenced: bool = False) -> SignoffText:
-    """The sign-off in a comment body: the first header line outside quotes and code fences."""
-    lines = _lines(body)
+# Block tokens whose lines GitHub does not render as the comment author's own prose, and why.
+_HIDDEN = {
+    "blockquote_open": "quoted",
+    "fence": "in a code fence",
+    "code_block": "in an indented code block",
+    "html_block": "in an HTML block or comment",
+}
+
+
+@cache
+def _markdown() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
+
+
+def hidden_lines(text: str) -> dict[int, str]:
+    """1-based numbers of the lines of ``text`` that are not the author's own rendered text
+    (quotes, code, HTML blocks and comments, ``<pre>``), each with the reason.
+
+    CommonMark decides, through markdown-it-py: what is a quote, an indented code block or an
+    HTML block depends on context (lazy continuation lines, list indentation, blank lines) that
+    line-by-line patterns get wrong in both directions.
+    """
+    hidden: dict[int, str] = {}
+    for token in _markdown().parse(text):
+        why = _HIDDEN.get(token.type)
+        if why is not None and token.map is not None:
+            start, end = token.map
+            for index in range(start, end):
+                hidden.setdefault(index + 1, why)  # the outer block's reason wins
+    return hidden
+
+
+def find_signoff(body: str) -> SignoffText:
+    """The sign-off in a comment body: the first header line of the author's own text."""
+    lines = _lines(body[:MAX_COMMENT_CHARS])
+    hidden = hidden_lines("\n".join(lines))
     kept: list[tuple[int, str]] = []
     ignored: list[tuple[int, str]] = []
-    fence: str | None = None
     for number, line in enumerate(lines, start=1):
-        opened = _FENCE_RE.match(line)
-        if fence is None and opened:
-            fence = opened.group("fence")
-            continue
-        closing = line.strip()  # up to three spaces before a closing fence, any after
-        if fence is not None and closing.startswith(fence) and not closing.strip(fence[0]):
-            fence = None
-            continue
-        fenced = fence is not None
-        quoted = bool(_QUOTE_RE.match(line))
-        if quoted or (fenced and not allow_fenced):
-            if _is_header(line.lstrip("> \t")):
-                ignored.append((number, "quoted" if quoted else "in a code fence"))
-            continue
-        kept.append((number, line))
+        why = hidden.get(number)
+        if why is None:
+            kept.append((number, line))
+        elif _is_header(line.lstrip("> \t")):
+            ignored.append((number, why))
     start = next((k for k, (_, ln) in enumerate(kept) if _is_header(ln)), None)
     if start is None:
         return SignoffText(None, tuple(ignored))
@@ -234,6 +267,11 @@ class Match:
         return tuple(r for r in self.results if r.state not in ("ok", "excused"))
 
 
+def item_budget(template: Checklist) -> int:
+    """How many items of a sign-off are compared with ``template``'s (see :func:`match_signoff`)."""
+    return max(50, 3 * len(template.items))
+
+
 def _prefix_match(sign: str, tmpl: str) -> bool:
     """``sign`` is ``tmpl`` with a note or link appended."""
     if not sign.startswith(tmpl) or sign == tmpl:
@@ -243,6 +281,9 @@ def _prefix_match(sign: str, tmpl: str) -> bool:
 
 
 def similarity(a: str, b: str) -> float:
+    # Comparing is quadratic in the texts' lengths: an item is compared by its first
+    # MAX_ITEM_CHARS characters (a template item is a sentence or two).
+    a, b = a[:MAX_ITEM_CHARS], b[:MAX_ITEM_CHARS]
     ratio = difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
     if min(len(a), len(b)) >= 25:
         blocks = difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
@@ -283,8 +324,15 @@ def login_key(value: str) -> str:
 
 
 def match_signoff(template: Checklist, signoff: Checklist, *, author: str | None) -> Match:
-    """Compare a sign-off with the template item by item (see the module docstring)."""
-    unmatched = list(signoff.items)
+    """Compare a sign-off with the template item by item (see the module docstring).
+
+    A sign-off with far more items than the template (a comment can hold thousands) has its
+    first :func:`item_budget` items compared; the rest are obsolete without a comparison, so
+    matching costs at most the budget times the template's items, whatever the comment holds.
+    """
+    budget = item_budget(template)
+    unmatched = list(signoff.items[:budget])
+    beyond = signoff.items[budget:]
     found: dict[str, Item] = {}
     for tmpl in template.items:
         candidates = [s for s in unmatched if s.key == tmpl.key] or [
@@ -347,6 +395,7 @@ def match_signoff(template: Checklist, signoff: Checklist, *, author: str | None
     for s in unmatched:
         if s.line not in used:
             results.append(ItemResult(s.path, "obsolete", "", s.text, s.line))
+    results.extend(ItemResult(s.path, "obsolete", "", s.text, s.line) for s in beyond)
     signed = signoff.signed
     problem: str | None = None
     if signed is None:

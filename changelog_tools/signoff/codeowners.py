@@ -3,9 +3,11 @@
 GitHub's documented rules, which the two Python libraries we measured get wrong in places:
 the last matching line wins and owners do not accumulate; ``/*`` matches root files only and
 ``foo/*`` no nested files; ``**`` matches any number of directories; there is no ``!`` negation
-(such a line is invalid and skipped) and brackets are literal characters; ``#`` starts a comment
-anywhere on a line, so an owner written after it is never an owner; a line with a pattern and no
-owners makes matching paths unowned. Matching is case-sensitive.
+(such a line is invalid and skipped), nor character ranges (a line with ``[`` or ``]`` is reported
+and skipped, as GitHub reports it); ``#`` starts a comment anywhere on a line and ``\\#`` does not
+escape it, so an owner written after it is never an owner; a line with a pattern and no owners
+makes matching paths unowned; lines end at LF only. Matching is case-sensitive, and takes time
+proportional to the path's length (paths are chosen by the pull request's author).
 """
 
 from __future__ import annotations
@@ -16,17 +18,21 @@ from dataclasses import dataclass
 # Where GitHub looks, in order; the first file found is the one it uses.
 CODEOWNERS_LOCATIONS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
 _CATCH_ALL = frozenset({"*", "**", "/**"})  # not "/*": that is root files only
-_OWNER_RE = re.compile(r"^(?:@[A-Za-z0-9](?:[A-Za-z0-9-]*)(?:/[A-Za-z0-9._-]+)?|[^@\s]+@[^@\s]+)$")
+# A user (GitHub logins, and Enterprise Managed Users' `name_shortcode`), an `@org/team`, or an
+# e-mail address.
+_OWNER_RE = re.compile(
+    r"^(?:@[A-Za-z0-9_](?:[A-Za-z0-9_-]*)(?:/[A-Za-z0-9._-]+)?|[^@\s]+@[^@\s]+)$"
+)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rule:
     """One valid CODEOWNERS line: its 1-based line number, pattern and owners as written."""
 
     line: int
     pattern: str
     owners: tuple[str, ...]
-    regex: re.Pattern[str]
+    glob: Pattern
 
     @property
     def catch_all(self) -> bool:
@@ -34,7 +40,7 @@ class Rule:
         return self.pattern in _CATCH_ALL
 
     def matches(self, path: str) -> bool:
-        return self.regex.fullmatch(path) is not None
+        return self.glob.matches(path)
 
 
 @dataclass(frozen=True)
@@ -63,21 +69,9 @@ class CodeOwners:
 
 
 def _strip_comment(line: str) -> str:
-    """Drop everything from the first unescaped ``#``; an owner after it never counts."""
-    out: list[str] = []
-    escaped = False
-    for ch in line:
-        if escaped:
-            out.append(ch)
-            escaped = False
-        elif ch == "\\":
-            out.append(ch)
-            escaped = True
-        elif ch == "#":
-            break
-        else:
-            out.append(ch)
-    return "".join(out)
+    """Drop everything from the first ``#``: an owner after it never counts, and ``\\#`` is no
+    escape (GitHub's documentation says escaping a ``#`` does not work)."""
+    return line.partition("#")[0]
 
 
 def _split(line: str) -> list[str]:
@@ -103,29 +97,87 @@ def _split(line: str) -> list[str]:
     return fields
 
 
-def _segment_regex(segment: str) -> str:
-    out: list[str] = []
+_STAR, _ONE = object(), object()  # `*` and `?` in a segment; any other item is a literal character
+_Glob = tuple[object, ...]
+
+
+def _segment_glob(segment: str) -> _Glob:
+    """One path segment of a pattern as items: `*` (any run within the segment), `?` (one
+    character), or a literal character (a backslash makes the next character literal)."""
+    items: list[object] = []
     i = 0
     while i < len(segment):
         ch = segment[i]
         if ch == "\\" and i + 1 < len(segment):
-            out.append(re.escape(segment[i + 1]))
+            items.append(segment[i + 1])
             i += 2
             continue
         if ch == "*":
-            while i + 1 < len(segment) and segment[i + 1] == "*":
-                i += 1  # "**" inside a segment is just "*"
-            out.append("[^/]*")
-        elif ch == "?":
-            out.append("[^/]")
+            if not items or items[-1] is not _STAR:  # "**" inside a segment is just "*"
+                items.append(_STAR)
         else:
-            out.append(re.escape(ch))  # brackets included: they are literal
+            items.append(_ONE if ch == "?" else ch)
         i += 1
-    return "".join(out)
+    return tuple(items)
 
 
-def compile_pattern(pattern: str) -> re.Pattern[str]:
-    """The regular expression a CODEOWNERS pattern stands for (full-match against a path)."""
+def _glob_matches(glob: _Glob, text: str) -> bool:
+    """Wildcard matching of one segment without backtracking regexes: the greedy two-pointer
+    walk, which resumes from the last `*` only, so it takes at most len(glob) * len(text) steps
+    on any input a pull request can name."""
+    g = t = 0
+    star_g, star_t = -1, 0
+    while t < len(text):
+        if g < len(glob) and glob[g] is not _STAR and (glob[g] is _ONE or glob[g] == text[t]):
+            g += 1
+            t += 1
+        elif g < len(glob) and glob[g] is _STAR:
+            star_g, star_t = g, t
+            g += 1
+        elif star_g >= 0:
+            g = star_g + 1
+            star_t += 1
+            t = star_t
+        else:
+            return False
+    return all(item is _STAR for item in glob[g:])
+
+
+@dataclass(frozen=True, slots=True)
+class _Many:
+    """Any number of whole path segments, at least ``least`` of them (``**``)."""
+
+    least: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """A CODEOWNERS pattern as a sequence over path segments: segment globs and runs of any
+    segments. Matching walks the set of reachable segment positions, one step per item, so its
+    cost grows with the path's length times the pattern's, never exponentially: a regular
+    expression with a ``(?:.*/)?`` per ``**`` took seconds on a 163-character path."""
+
+    items: tuple[_Glob | _Many, ...]
+
+    def matches(self, path: str) -> bool:
+        segments = path.split("/")
+        reachable = {0}
+        for item in self.items:
+            if not reachable:
+                return False
+            if isinstance(item, _Many):
+                reachable = set(range(min(reachable) + item.least, len(segments) + 1))
+            else:
+                reachable = {
+                    i + 1
+                    for i in reachable
+                    if i < len(segments) and _glob_matches(item, segments[i])
+                }
+        return len(segments) in reachable
+
+
+def compile_pattern(pattern: str) -> Pattern:
+    """The path matcher a CODEOWNERS pattern stands for (GitHub's rules, in the module's doc)."""
     anchored = pattern.startswith("/")
     body = pattern.lstrip("/") if anchored else pattern
     directory_only = body.endswith("/") and body != ""
@@ -133,30 +185,29 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
     if "/" in body:
         anchored = True  # a slash anywhere but the end anchors the pattern at the root
     if body in ("", "**"):
-        return re.compile(".+")
+        return Pattern((_Many(1),))
     segments = body.split("/")
-    parts: list[str] = []
+    items: list[_Glob | _Many] = []
+    if not anchored and segments[0] != "**":
+        items.append(_Many(0))  # the name may sit in any directory
     for index, segment in enumerate(segments):
         last = index == len(segments) - 1
         if segment == "**":
-            if last:
-                parts.append(".+")
+            least = 1 if last else 0  # last: something below; inside: zero or more dirs
+            previous = items[-1] if items else None
+            if isinstance(previous, _Many):  # consecutive `**` are one run
+                items[-1] = _Many(max(least, previous.least))
             else:
-                parts.append("(?:.*/)?")  # zero or more directories
-            continue
-        regex = _segment_regex(segment)
-        parts.append(regex if last else regex + "/")
-    text = "".join(parts)
-    prefix = "" if anchored or segments[0] == "**" else "(?:.*/)?"
+                items.append(_Many(least))
+        else:
+            items.append(_segment_glob(segment))
     if segments[-1] == "**":
-        suffix = ""
+        pass
     elif directory_only:
-        suffix = "/.+"
-    elif segments[-1] == "*" and anchored:
-        suffix = ""  # "/*" and "foo/*": direct children only, no nested files
-    else:
-        suffix = "(?:/.*)?"  # a name matches the file or everything in the directory
-    return re.compile(prefix + text + suffix)
+        items.append(_Many(1))  # a directory: something inside it
+    elif not (segments[-1] == "*" and anchored):  # "/*", "foo/*": direct children only
+        items.append(_Many(0))  # a name matches the file or everything in the directory
+    return Pattern(tuple(items))
 
 
 def parse_codeowners(
@@ -165,8 +216,9 @@ def parse_codeowners(
     """Parse CODEOWNERS ``text``; ``invalid_lines`` are lines GitHub reports as errors (skipped)."""
     rules: list[Rule] = []
     skipped: list[Skipped] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = _strip_comment(raw).strip()
+    # GitHub splits the file on LF only: a form feed or U+2028 is inside a line, not between.
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = _strip_comment(raw).strip(" \t\r")
         if not line:
             continue
         fields = _split(line)
@@ -176,6 +228,8 @@ def parse_codeowners(
             reason = "GitHub reports this line as an error"
         elif pattern.startswith("!"):
             reason = "negation (!) is not supported by GitHub"
+        elif "[" in pattern or "]" in pattern:
+            reason = "character ranges ([ ]) are not supported by GitHub"
         elif bad := [o for o in owners if not _OWNER_RE.match(o)]:
             reason = f"invalid owner {bad[0]!r}"
         if reason is not None:

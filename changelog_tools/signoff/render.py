@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from changelog_tools.signoff.markers import marker
@@ -24,9 +25,30 @@ def status_description(verdict: Verdict) -> str:
     return text if len(text) <= STATUS_LIMIT else text[: STATUS_LIMIT - 1] + "…"
 
 
+# Markdown's punctuation that can start or end markup inline; escaped with a backslash.
+_MD_SPECIAL = str.maketrans({ch: "\\" + ch for ch in "\\`*_{}[]()#+-.!|~>"})
+
+
+def _one_line(text: str) -> str:
+    # Any line break (CR, LF, U+2028, ...) in text from a pull request would let it start a
+    # heading, a list or an HTML block of its own in the comment: it becomes a space.
+    return " ".join(text.splitlines())
+
+
 def _md(text: str) -> str:
-    # keep a reason from opening markup or pinging people inside the table
-    return text.replace("|", "\\|").replace("@", "@\u200b").replace("<", "&lt;")
+    """Text from a pull request (a reason, a title, a path) as inert Markdown: one line, no
+    markup, no HTML, no mention of anyone."""
+    text = _one_line(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.translate(_MD_SPECIAL).replace("@", "@\u200b")
+
+
+def _code(text: str) -> str:
+    """``text`` as one inline code span that nothing inside it can close (CommonMark: a fence
+    of more backticks than any run inside), safe in a table cell too."""
+    text = _one_line(text).replace("|", "\\|")
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip(" ") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 COMMENT_LIMIT = 65536  # characters GitHub accepts in a comment body (422 beyond)
@@ -67,7 +89,7 @@ def _render_markdown(verdict: Verdict, *, rows: int | None, with_json: bool) -> 
         out.append("")
         for s in verdict.signoffs:
             why = "; ".join(s.why_not) if s.why_not else "counts"
-            out.append(f"- {s.kind} {s.id} by `{s.author}`: {_md(why)}")
+            out.append(f"- {s.kind} {s.id} by {_code(s.author or '?')}: {_md(why)}")
         out.append("")
     coverage = d.get("coverage") or []
     shortened = (rows is not None and len(coverage) > rows) or not with_json
@@ -87,20 +109,23 @@ def _render_markdown(verdict: Verdict, *, rows: int | None, with_json: bool) -> 
             "| --- | --- | --- |",
         ]
         for row in coverage:
-            line = f"{row['line']}: `{row['pattern']}`" if row.get("line") else "(no line)"
-            by = ", ".join(f"`{b}`" for b in row["covered-by"]) or "**nobody**"
-            out.append(f"| `{row['path']}` | {line} | {by} |")
+            line = f"{row['line']}: {_code(row['pattern'])}" if row.get("line") else "(no line)"
+            by = ", ".join(_code(b) for b in row["covered-by"]) or "**nobody**"
+            out.append(f"| {_code(row['path'])} | {line} | {by} |")
         out.append("")
     for item in (d.get("checklist-report") or [])[:rows]:
         out.append(f"- {_md(item)}")
     spoofs = (d.get("spoofs") or [])[:rows]
     if spoofs:
         out += ["", "**Ignored spoof attempts** (verdict markers in comments not by the bot):", ""]
-        out += [f"- comment {s['id']} by `{s['author']}`" for s in spoofs]
+        out += [f"- comment {s['id']} by {_code(str(s['author']))}" for s in spoofs]
     out += ["", "</details>", ""]
     if with_json:
         compact = json.dumps(verdict.to_json(), separators=(",", ":"), sort_keys=True)
-        out.append(f"<!-- verdict-json: {compact.replace('--', '- -')} -->")
+        # Inside an HTML comment: no `--` may end it, and no `<`/`>` (JSON escapes keep the
+        # strings' values) may look like a tag to a reader of the source.
+        compact = compact.replace("<", "\\u003c").replace(">", "\\u003e").replace("--", "- -")
+        out.append(f"<!-- verdict-json: {compact} -->")
     return "\n".join(out) + "\n"
 
 

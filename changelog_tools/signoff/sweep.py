@@ -7,6 +7,7 @@ import fnmatch
 import io
 import json
 import zipfile
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -85,7 +86,22 @@ def read_eval_rows(zip_bytes: bytes, member: str) -> list[dict[str, Any]]:
                 # the sweep ran the PR's code, so the artifact is not trusted to be small
                 raise ValueError(f"{wanted} unpacks to {size} bytes (at most {MAX_EVAL_FILE})")
             data = json.loads(archive.read(wanted).decode("utf-8"))
-    except (zipfile.BadZipFile, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except RecursionError:
+        raise ValueError(f"{member} nests deeper than any results file") from None
+    # What a hostile archive raises from zipfile: an encrypted member (RuntimeError), an
+    # unsupported compression method (NotImplementedError), corrupt deflate data (zlib.error),
+    # a truncated member (EOFError), plus the plain format errors.
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        RuntimeError,
+        NotImplementedError,
+        EOFError,
+        OSError,
+        zlib.error,
+        UnicodeDecodeError,
+        json.JSONDecodeError,
+    ) as exc:
         raise ValueError(f"the artifact is not a zip of JSON results ({exc})") from None
     if isinstance(data, dict):
         data = data.get("rows", data.get("results"))

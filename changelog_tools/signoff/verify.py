@@ -147,7 +147,9 @@ def comment_skip(
 
             reuse = bool(reuse_command) and bool(command_runs(body, reuse_command))
             if not reuse and not _body_has_signoff(body):
-                return Skip("the comment holds no sign-off (outside quotes and code fences)")
+                return Skip(
+                    "the comment holds no sign-off in its own text (quotes, code and HTML comments do not count)"
+                )
     if event_name in ("pull_request_review", "pull_request_review_comment") and action in (
         "submitted",
         "created",
@@ -155,7 +157,9 @@ def comment_skip(
         item = event.get("review") or event.get("comment") or {}
         text = item.get("body") if isinstance(item, dict) else None
         if not _body_has_signoff(text if isinstance(text, str) else ""):
-            return Skip("the review holds no sign-off (outside quotes and code fences)")
+            return Skip(
+                "the review holds no sign-off in its own text (quotes, code and HTML comments do not count)"
+            )
     return None
 
 
@@ -490,8 +494,14 @@ def _candidates(
     for r in remarks:
         if is_bot(r, ctx.config.signoff_bot_login):
             continue
-        if r.kind == "review" and (r.state or "").upper() in ("DISMISSED", "PENDING"):
-            continue  # a dismissed review was withdrawn; a pending one is not published
+        if r.kind == "review" and (r.state or "").upper() in (
+            "DISMISSED",
+            "PENDING",
+            "CHANGES_REQUESTED",
+        ):
+            # dismissed: withdrawn; pending: not published; changes requested: the reviewer
+            # says the change is not ready, whatever checklist the review's text holds
+            continue
         parsed = cl.find_signoff(r.body).checklist
         if parsed is not None:
             raw.append((r, parsed))

@@ -151,3 +151,27 @@ def test_the_bash_completion_script_is_printed() -> None:
     proc = run_cli(env={"_CHANGELOG_TOOLS_COMPLETE": "bash_source"})
     assert proc.returncode == 0
     assert "complete -o nosort -F" in proc.stdout and "changelog-tools" in proc.stdout
+
+
+def test_a_message_line_that_starts_with_two_colons_is_no_workflow_command(
+    tmp_path: Path,
+) -> None:
+    # Messages carry text from elsewhere; here a file name. In a CI log a line that starts
+    # with `::` would be read by the runner as a workflow command (`::add-mask::`, ...).
+    name = "x\n::add-mask::secret\n  ::stop-commands::abc"
+    proc = run_cli("validate", name, cwd=tmp_path)
+    assert proc.returncode == 2
+    lines = proc.stderr.splitlines()
+    assert not any(line.lstrip().startswith("::") for line in lines), lines
+    assert "\u200b::add-mask::secret" in proc.stderr
+
+
+def test_the_token_is_redacted_from_messages_in_any_case_spelling(tmp_path: Path) -> None:
+    token = "ghp_SecretToken0123456789"
+    proc = run_cli(
+        "validate", f"a-{token.upper()}-b-{token.lower()}.yaml", cwd=tmp_path,
+        env={"GH_TOKEN": token},
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert token.lower() not in proc.stderr.lower()
+    assert "a-***-b-***.yaml" in proc.stderr

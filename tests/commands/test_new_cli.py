@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import shutil
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -177,3 +179,43 @@ def test_no_description_and_no_editor_outside_a_terminal_is_a_usage_error(repo: 
     )  # fmt: skip
     assert proc.returncode == 2
     assert "pass --description TEXT, or set EDITOR" in proc.stderr
+
+
+def test_a_description_that_is_not_utf8_is_a_usage_error_and_nothing_is_written(
+    repo: Path,
+) -> None:
+    before = _changelog(repo)
+    exe = shutil.which("changelog-tools", path=str(Path(sys.executable).parent))
+    assert exe is not None
+    argv = [exe.encode(), b"new", b"--config-key", b"llama70b-fp8-gpu-a-vllm",
+            b"--scenario-type", b"fixed-seq-len", b"--description", b"bump \xff"]  # fmt: skip
+    proc = subprocess.run(argv, cwd=repo, capture_output=True, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert b"--description: the argument is not valid UTF-8 (byte 0xff" in proc.stderr
+    assert _changelog(repo) == before
+
+
+def test_an_editor_that_saves_invalid_utf8_is_a_usage_error(repo: Path, tmp_path: Path) -> None:
+    before = _changelog(repo)
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "bump \\377\\n" > "$1"\n')
+    editor.chmod(0o755)
+    proc = run_cli(
+        "new", "--config-key", "llama70b-fp8-gpu-a-vllm", "--scenario-type", "fixed-seq-len",
+        cwd=repo, env={"EDITOR": str(editor), "VISUAL": ""},
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "the editor saved bytes that are not UTF-8 (byte 0xff at offset 5)" in proc.stderr
+    assert _changelog(repo) == before
+
+
+def test_a_changelog_symlinked_to_itself_is_a_usage_error(repo: Path) -> None:
+    (repo / "perf-changelog.yaml").unlink()
+    (repo / "perf-changelog.yaml").symlink_to("perf-changelog.yaml")
+    proc = run_cli(
+        "new", "--config-key", "llama70b-fp8-gpu-a-vllm", "--scenario-type", "fixed-seq-len",
+        "--description", "x", cwd=repo,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "perf-changelog.yaml" in proc.stderr and "Traceback" not in proc.stderr
+    assert (repo / "perf-changelog.yaml").is_symlink()

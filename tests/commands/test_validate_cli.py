@@ -164,3 +164,36 @@ def test_a_large_self_written_changelog_validates_clean(tmp_path: Path) -> None:
     doc = json.loads(proc.stdout)
     assert proc.returncode == 0, doc["diagnostics"][:3]
     assert doc["entries"] == 800
+
+
+def test_one_entry_is_counted_as_one_entry(tmp_path: Path) -> None:
+    (tmp_path / "one.yaml").write_text(
+        "- config-keys:\n    - a-fp8-b-vllm\n  description:\n    - x\n"
+        "  pr-link: https://github.com/o/r/pull/1\n"
+    )
+    proc = run_cli("validate", "one.yaml", cwd=tmp_path)
+    assert "one.yaml (1 entry)" in proc.stdout + proc.stderr
+
+
+def test_a_dash_reads_the_changelog_from_standard_input(tmp_path: Path) -> None:
+    good = (
+        "- config-keys:\n    - a-fp8-b-vllm\n  description:\n    - x\n"
+        "  pr-link: https://github.com/o/r/pull/1\n"
+    )
+    proc = run_cli("validate", "-", cwd=tmp_path, input=good)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "validate: <stdin> (1 entry): OK\n"
+    bad = run_cli("validate", "-", "--format", "json", cwd=tmp_path, input=good + "  pr-link: x\n")
+    assert bad.returncode == 1
+    assert '"file": "<stdin>"' in bad.stdout
+
+
+def test_a_duplicate_key_does_not_hide_the_file_s_other_problems(tmp_path: Path) -> None:
+    text = (
+        "- config-keys:\n    - a-fp8-b-vllm\n  description:\n    - x\n"
+        "  description: yes\n  pr-link: https://github.com/o/r/pull/1\n  bogus: 1\n"
+    )
+    proc = run_cli("validate", "-", "--format", "json", cwd=tmp_path, input=text)
+    assert proc.returncode == 1
+    found = sorted((d["code"], d["line"]) for d in json.loads(proc.stdout)["diagnostics"])
+    assert found == [("CL011", 5), ("CL030", 5), ("CL050", 7), ("CL052", 5)]

@@ -329,3 +329,37 @@ def test_a_config_only_pull_request_passes_with_coverage_warnings_and_fails_stri
     strict = run_cli("check", "--pr", "7", "--strict", cwd=repo)
     assert strict.returncode == 1
     assert "CL307 master config key" in strict.stdout
+
+
+def test_check_right_after_new_says_the_change_is_not_committed(tmp_path: Path) -> None:
+    from tests.checkdata import BASE, appended, entry, init_repo
+
+    repo = init_repo(tmp_path / "repo")
+    git(repo, "checkout", "-q", "-b", "pr")
+    (repo / "perf-changelog.yaml").write_bytes(appended(entry("alpha-fp8-gpu-a-vllm")))
+    proc = run_cli("check", "--pr", "5", "--format", "json", cwd=repo)
+    found = {d["code"]: d for d in json.loads(proc.stdout)["diagnostics"]}
+    assert found["CL115"]["severity"] == "warning"
+    assert "uncommitted changes" in found["CL115"]["message"]
+    assert (repo / "perf-changelog.yaml").read_bytes() != BASE  # untouched by check
+
+
+def test_a_comment_only_change_to_a_master_config_passes_with_a_note(tmp_path: Path) -> None:
+    from tests.checkdata import MASTER_A, MASTERS_A, init_repo
+
+    repo = init_repo(tmp_path / "repo")
+    git(repo, "checkout", "-q", "-b", "pr")
+    commented = b"# owners: see CODEOWNERS\n" + MASTERS_A.replace(b"\n", b"  # note\n", 1)
+    commit_files(repo, {MASTER_A: commented}, "a comment")
+    proc = run_cli("check", "--pr", "5", "--format", "json", cwd=repo)
+    assert proc.returncode == 0, proc.stdout
+    report = json.loads(proc.stdout)
+    assert report["diagnostics"] == []
+    assert any("comments or layout only" in n for n in report["notes"])
+    # a change that touches neither the changelog nor a master config still has nothing to sweep
+    commit_files(repo, {"notes.txt": "x\n"}, "other")
+    git(repo, "checkout", "-q", "-b", "pr2", "main")
+    commit_files(repo, {"notes.txt": "x\n"}, "other")
+    other = run_cli("check", "--pr", "6", "--format", "json", cwd=repo)
+    assert other.returncode == 1
+    assert [d["code"] for d in json.loads(other.stdout)["diagnostics"]] == ["CL114"]

@@ -119,3 +119,55 @@ def test_the_real_models_md_parses_to_its_tables() -> None:
     assert (None, (1024, 8192), "2026-03-27") in scenarios
     assert ("minimaxm3", (8192, 1024), "2026-08-04") in scenarios
     assert not [r for r in rules if r.what == "arm"]  # the spec-decode A/B table is not enacted
+
+
+def test_a_list_or_mapping_where_a_scalar_belongs_is_a_schema_finding_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    # A pull request controls the master config: a value of the wrong shape must reach the
+    # schema rule's finding, and every rule that compares the field must pass over it.
+    root = make_world(tmp_path / "r")
+    shapes = {
+        "framework: vllm": "framework: [vllm]",
+        "model-prefix: alpha": "model-prefix: {a: 1}",
+        "precision: fp8": "precision: [fp8]",
+    }
+    text = AMD_MASTER
+    for old, new in shapes.items():
+        assert old in text
+        text = text.replace(old, new, 1)
+    change(root, {AMD: text})
+    result = lint_change(root)
+    assert not result.ok
+    schema = result.outcome("master-schema")
+    assert schema is not None
+    wrong = sorted((d.code, d.path) for d in schema.findings)
+    assert len(wrong) == len(shapes) and {c for c, _ in wrong} <= {"CL703", "CL704"}
+    assert all(o.findings == () for o in result.outcomes if o.rule in ("images", "engine-first"))
+
+
+def test_a_date_that_does_not_exist_in_models_md_is_a_warning_at_its_line(
+    tmp_path: Path,
+) -> None:
+    # MODELS.md is read at the base: a typo there must not crash every later pull request.
+    bad = MODELS_MD.replace("retired 2026-07-18", "retired 2026-02-30").replace(
+        "since 2026-07-17", "since 2026-13-01"
+    )
+    problems: list[tuple[int, str]] = []
+    rules = parse_models(bad, problems)
+    assert {r.what for r in rules} == {"precision"}
+    assert sorted(reason for _, reason in problems) == [
+        "2026-02-30 is not a date",
+        "2026-13-01 is not a date",
+    ]
+    root = make_world(tmp_path / "r", {"MODELS.md": bad})
+    omega = _entry(
+        "omega-fp8-h200-vllm", image="vllm/vllm-openai:v1", prefix="omega", runner="h200"
+    )
+    change(root, {AMD: AMD_MASTER + omega})
+    result = lint_change(root, rules=("models",))
+    assert sorted((d.code, d.path, d.severity.name) for d in result.findings) == [
+        ("CL700", "MODELS.md", "WARNING"),
+        ("CL700", "MODELS.md", "WARNING"),
+    ]
+    assert result.ok

@@ -8,7 +8,7 @@ import pytest
 
 from changelog_tools.lint.goldenal import pins
 from tests.conftest import INFERENCEX, inferencex_file
-from tests.lint.world import AGENTIC_MTP, change, found, lint_change, make_world
+from tests.lint.world import AGENTIC_MTP, GOLDEN, change, found, lint_change, make_world
 
 AGENTIC = "benchmarks/single_node/agentic/alpha_fp8_h200_mtp.sh"
 
@@ -161,3 +161,34 @@ def test_a_multinode_entry_pins_through_additional_settings(tmp_path: Path) -> N
     assert result.outcome("golden-al").judged == ("alpha-fp8-gb200-dynamo-sglang-agentic",)  # type: ignore[union-attr]
     change(root, {"configs/amd-master.yaml": AMD_MASTER + MULTI_ENTRY.replace("{al}", "2.61")})
     assert _golden(root) == [("CL790", "configs/amd-master.yaml", 39)]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "--speculative-num-steps " + "9" * 5000,  # int() refuses past 4,300 digits
+        "export NUM_SPEC_TOKENS=" + "9" * 400,  # float() reads it as infinity
+        "SGLANG_SIMULATE_ACC_LEN=" + "9" * 400,
+        "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=" + "9" * 400,
+    ],
+)
+def test_a_number_past_python_s_limits_in_a_script_pins_nothing(line: str) -> None:
+    al, drafts = pins(f"#!/bin/bash\n{line}\n")
+    assert al == [] and drafts == set()
+
+
+def test_a_huge_number_in_a_changed_script_is_judged_not_a_crash(tmp_path: Path) -> None:
+    root = make_world(tmp_path / "r")
+    huge = AGENTIC_MTP.replace("=2.50", "=" + "9" * 400) + "--speculative-num-steps " + "9" * 5000
+    change(root, {AGENTIC: huge + "\n"})
+    result = lint_change(root, rules=("golden-al",))
+    # nothing it can read as a pin: the script is unpinned, an error at the script
+    assert [(code, path) for code, path, _ in found(result)] == [("CL791", AGENTIC)]
+
+
+def test_a_golden_value_past_float_s_range_is_skipped(tmp_path: Path) -> None:
+    # Golden files are read at the base: a 400-digit value there must not crash the rule.
+    huge = GOLDEN + "huge-model:\n  thinking_on:\n    3: " + "9" * 400 + "\n"
+    root = make_world(tmp_path / "r", {"golden_al_distribution/alpha_mtp.yaml": huge})
+    change(root, {AGENTIC: AGENTIC_MTP.replace("=2.50", "=2.90")})
+    assert _golden(root) == []  # 2.9 is still golden; the huge value is not a value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -68,3 +69,14 @@ def test_added_lines_never_match_a_whole_big_file_at_once(monkeypatch) -> None: 
     got = added_lines("\n".join(base), "\n".join(head))
     assert got == frozenset(5 * k + 2 for k in range(0, 800, 3))
     assert max(sizes, default=0) < 100
+
+
+@pytest.mark.parametrize("size", [100, 2_000, 20_000])
+def test_added_lines_of_a_file_of_repeated_lines_are_the_changed_ones(size: int) -> None:
+    # No line is unique, so no anchor splits the file: the stretch is the whole file, and past
+    # the matcher's budget the lines are counted instead of diffed.
+    base = "\n".join(["x=1", "y=2"] * (size // 2))
+    head = "\n".join(["x=1", "y=3"] * (size // 2))
+    assert added_lines(base, head) == frozenset(range(2, size + 1, 2))
+    grown = head + "\nz=9\nx=1"
+    assert added_lines(head, grown) == frozenset({size + 1, size + 2})

@@ -166,12 +166,27 @@ def test_signed_must_be_the_author() -> None:
         (lambda s: "\n".join("> " + ln for ln in s.splitlines()), "quoted"),
         (lambda s: "```\n" + s + "\n```", "in a code fence"),
         (lambda s: "~~~markdown\n" + s + "\n~~~", "in a code fence"),
+        (lambda s: "<!--\n" + s + "\n-->", "in an HTML block or comment"),
+        (lambda s: "<pre>\n" + s + "\n</pre>", "in an HTML block or comment"),
+        (
+            lambda s: "Hi\n\n" + "\n".join("    " + ln for ln in s.splitlines()),
+            "in an indented code block",
+        ),
+        # a lazy continuation line of a quote is still the quote (CommonMark)
+        (
+            lambda s: "> Quoting:\n" + s.split("\n", 1)[0] + "\n\n" + s.split("\n", 1)[1],
+            "quoted",
+        ),
     ],
 )
 def test_a_signoff_in_a_quote_or_code_fence_does_not_count(wrap: object, why: str) -> None:
     found = find_signoff(wrap(signoff_from(CURRENT, "nv-a")))  # type: ignore[operator]
     assert found.checklist is None
     assert found.ignored_headers and found.ignored_headers[0][1] == why
+
+
+def test_a_signoff_that_starts_inside_an_html_comment_does_not_count() -> None:
+    assert find_signoff("Note:\n\n<!-- " + signoff_from(CURRENT, "nv-a") + " -->").checklist is None
 
 
 def test_a_quoted_signoff_followed_by_a_real_one_uses_the_real_one() -> None:
@@ -293,3 +308,28 @@ def test_a_closing_fence_with_spaces_around_it_closes_the_fence(closing: str) ->
     body = f"Log:\n\n```\nerror: x\n{closing}\n\n{real}"
     found = find_signoff(body)
     assert found.checklist is not None and found.checklist.signed == "nv-a"
+
+
+def test_items_past_the_budget_are_obsolete_without_being_compared() -> None:
+    from changelog_tools.signoff.checklist import item_budget
+
+    real = signoff_from(CURRENT, "nv-a")
+    detail = real.rindex("\n", 0, real.lower().rindex("additional detail section")) + 1
+    padding = "".join(f"- [x] padding item number {i}\n" for i in range(1000))
+    found = find_signoff(real[:detail] + padding + real[detail:])
+    assert found.checklist is not None
+    result = match_signoff(TEMPLATE, found.checklist, author="nv-a")
+    budget = item_budget(TEMPLATE)
+    obsolete = [r for r in result.results if r.state == "obsolete"]
+    assert len(obsolete) == len(found.checklist.items) - len(TEMPLATE.items)
+    # the template's items came first and all matched; nothing past the budget was paired
+    assert all(r.state == "ok" for r in result.results if r.state != "obsolete")
+    assert len(found.checklist.items) > budget
+
+
+def test_a_comment_is_read_up_to_github_s_limit_only() -> None:
+    from changelog_tools.signoff.checklist import MAX_COMMENT_CHARS
+
+    real = signoff_from(CURRENT, "nv-a")
+    assert find_signoff("x" * MAX_COMMENT_CHARS + "\n\n" + real).checklist is None
+    assert find_signoff(real + "\n" + "y" * MAX_COMMENT_CHARS).checklist is not None

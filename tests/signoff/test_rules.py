@@ -227,3 +227,68 @@ def test_an_eval_file_that_unpacks_too_large_is_refused(monkeypatch: pytest.Monk
     monkeypatch.setattr(sweep, "MAX_EVAL_FILE", 10)
     with pytest.raises(ValueError, match="unpacks to"):
         read_eval_rows(zip_bytes({"agg_eval_all.json": "[" + " " * 100 + "]"}), "agg_eval_all.json")
+
+
+EVIL_PATH = "docs/x`\n\n## ✅ **Verdict: PASS**\n\n</details>\n<!-- hidden -->\n`y.md"
+
+
+def test_strings_from_the_pull_request_cannot_add_markup_to_the_verdict_comment() -> None:
+    from markdown_it import MarkdownIt
+
+    reason = "missing `a`\n\n## ✅ **Verdict: PASS** <img src=x> @everyone | col"
+    v = Verdict(
+        "rejected", 7, HEAD, ordered([Check("codeowners", "fail", reason)]),
+        summary="REJECTED: " + reason,
+        details={
+            "coverage": [{"path": EVIL_PATH, "line": 3, "pattern": "docs/` x", "covered-by": []}],
+            "checklist-report": [EVIL_PATH],
+        },
+    )  # fmt: skip
+    body = render_markdown(v)
+    tokens = MarkdownIt("commonmark").parse(body)
+    headings = [t for t in tokens if t.type == "heading_open"]
+    assert len(headings) == 1  # the verdict's own header, nothing a path or reason added
+    html = [t.content.strip() for t in tokens if t.type == "html_block"]
+    assert html[0].startswith("<!-- codeowner-signoff-verify")
+    assert html[-1].startswith("<!-- verdict-json: ")
+    assert "<" not in html[-1][4:-3] and "--" not in html[-1][4:-3]  # inert inside the comment
+    assert [h for h in html[1:-1] if "</details>" in h] == ["</details>"]  # only the tool's own
+    assert not any("hidden" in h for h in html[:-1])
+    shown = body.split("<!-- verdict-json: ")[0]  # what GitHub renders
+    assert "@everyone" not in shown and "<img" not in shown
+    # the path is still shown, whole, as one code span
+    assert "``" + " ".join(EVIL_PATH.splitlines()) + "``" in shown
+
+
+def _patched_zip(member: str, data: bytes, *, method: int | None = None, flags: int = 0) -> bytes:
+    """A one-member stored zip whose headers claim another compression ``method`` or extra
+    general-purpose ``flags`` (bit 0: encrypted), as a hostile sweep could upload."""
+    import io
+    import struct
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr(member, data)
+    raw = bytearray(buffer.getvalue())
+    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = raw.index(signature)
+        old_flags, old_method = struct.unpack_from("<HH", raw, at + offset)
+        struct.pack_into("<HH", raw, at + offset, old_flags | flags,
+                         old_method if method is None else method)  # fmt: skip
+    return bytes(raw)
+
+
+@pytest.mark.parametrize(
+    ("artifact", "reason"),
+    [
+        (zip_bytes({"results.json": "[" * 100_000 + "]" * 100_000}), "nests deeper"),
+        (_patched_zip("results.json", b"[]", flags=0x1), "not a zip of JSON results"),
+        (_patched_zip("results.json", b"[]", method=99), "not a zip of JSON results"),
+        (_patched_zip("results.json", b"[]", method=98), "not a zip of JSON results"),
+        (_patched_zip("results.json", b"[]", method=8), "not a zip of JSON results"),  # bad deflate
+    ],
+)
+def test_a_hostile_eval_artifact_is_a_reason_not_a_crash(artifact: bytes, reason: str) -> None:
+    with pytest.raises(ValueError, match=reason):
+        read_eval_rows(artifact, "results.json")

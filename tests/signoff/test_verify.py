@@ -438,6 +438,19 @@ def test_reviews_count_only_on_the_head_commit(world: World) -> None:
     assert dismissed.verdict is not None and dismissed.verdict.verdict == "pending"
 
 
+def test_a_checklist_in_a_review_that_requests_changes_does_not_count(world: World) -> None:
+    head = world.open_pr()
+    authorize(world)
+    world.fake.add_review(
+        7, login="amd-a", body=signoff("amd-a"), commit_id=head, state="CHANGES_REQUESTED"
+    )
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and out.verdict.verdict == "pending"
+    world.fake.reviews[-1].state = "COMMENTED"  # the same text in a plain review counts
+    counted = world.verify(dry_run=True)
+    assert counted.verdict is not None and counted.verdict.verdict == "pass"
+
+
 def test_the_pr_author_and_bots_never_count(world: World) -> None:
     world.open_pr(author="amd-a")
     authorize(world)
