@@ -3,7 +3,8 @@
 Configuration lives in ``.changelog-tools.yaml`` at the repository root, or in
 ``[tool.changelog-tools]`` of ``pyproject.toml``; the nearest one found searching upward from the
 working directory wins, and ``--config PATH`` overrides the search. With no file at all the
-defaults describe InferenceX, so the tool works there unconfigured.
+defaults describe InferenceX, so the tool works there unconfigured. A file is checked against
+the options' JSON Schema as it is read, and a bad value is reported at its line.
 
 ``schemas/config.schema.json`` and ``docs/configuration.md`` are generated from :data:`OPTIONS`
 (``python scripts/gendocs.py``); a test keeps them in sync.
@@ -13,10 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from changelog_tools.errors import ConfigError
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+
+    from changelog_tools.yamlload import Loaded
 
 CONFIG_FILENAME = ".changelog-tools.yaml"
 PYPROJECT_TABLE = "changelog-tools"
@@ -37,7 +44,7 @@ LINT_RULE_IDS = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Option:
     """One configuration option: name, default, JSON Schema and documentation."""
 
@@ -461,7 +468,7 @@ OPTIONS: tuple[Option, ...] = (
         "`golden-al`: where synthetic acceptance may be set (agentic scripts, and multi-node "
         "servers whose recipes pin it); a benchmark script elsewhere that sets it is an error.",
     ),
-    # -- signoff verify (issue 11) --
+    # -- signoff verify (changelog_tools/signoff) ------------------------------------------
     Option(
         "signoff-bot-login",
         "github-actions[bot]",
@@ -539,14 +546,8 @@ OPTIONS: tuple[Option, ...] = (
     ),
 )
 
-_BY_NAME = {o.name: o for o in OPTIONS}
 
-
-# A dataclass (fields(), replace(), frozen) whose __init__, __eq__ and __repr__ are written
-# out below instead of generated: for 75 fields the generated ones are compiled from source at
-# every start of every command, about 4 ms (a third of `python -c pass`); these are compiled
-# once into the .pyc.
-@dataclass(frozen=True, init=False, repr=False, eq=False)
+@dataclass(frozen=True, slots=True)
 class Config:
     """Resolved configuration. ``root`` is the repository root the relative paths start from."""
 
@@ -619,30 +620,6 @@ class Config:
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None
 
-    def __init__(self, **values: Any) -> None:
-        if "root" not in values:
-            values["root"] = Path.cwd()
-        values.setdefault("source", None)
-        if values.keys() != _CONFIG_FIELDS:
-            missing = sorted(_CONFIG_FIELDS - values.keys())
-            unknown = sorted(values.keys() - _CONFIG_FIELDS)
-            raise TypeError(f"Config(): missing fields {missing}, unknown fields {unknown}")
-        for name in _CONFIG_ORDER:
-            object.__setattr__(self, name, values[name])
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        # tuples, as the generated __eq__: identity first, so a NaN option equals itself
-        mine = tuple(getattr(self, name) for name in _CONFIG_ORDER)
-        return mine == tuple(getattr(other, name) for name in _CONFIG_ORDER)
-
-    __hash__ = None  # type: ignore[assignment]  # as a dataclass with unhashable fields: none
-
-    def __repr__(self) -> str:
-        body = ", ".join(f"{name}={getattr(self, name)!r}" for name in _CONFIG_ORDER)
-        return f"Config({body})"
-
     @property
     def changelog_path(self) -> Path:
         return self.root / self.changelog
@@ -659,10 +636,6 @@ class Config:
     def placeholder_links(self, repository: str | None = None) -> tuple[str, ...]:
         repo = repository or self.repository
         return tuple(p.replace("{repo}", repo) for p in self.placeholders)
-
-
-_CONFIG_ORDER = tuple(f.name for f in fields(Config))
-_CONFIG_FIELDS = frozenset(_CONFIG_ORDER)
 
 
 def config_schema() -> dict[str, Any]:
@@ -693,67 +666,84 @@ def _build(values: Mapping[str, Any], root: Path, source: Path | None) -> Config
     return Config(**kwargs, root=root, source=source)
 
 
-def _validate(values: Any, source: Path) -> None:
+@cache
+def _validator() -> Validator:
+    """The configuration schema's validator, compiled once for the process (and only when
+    there is a configuration file to check)."""
+    from changelog_tools.schemaerrors import compile_validator
+
+    return compile_validator(config_schema())
+
+
+def _validate(values: Any, source: str, loaded: Loaded | None) -> None:
+    """Refuse ``values`` unless every option is known and valid; the error names the first
+    problem in the file, at its line when ``loaded`` (a YAML file) has the positions."""
     if not isinstance(values, dict):
         raise ConfigError(f"{source}: configuration must be a mapping of option names to values")
-    for key in values:
-        if key not in _BY_NAME:
-            import difflib  # an unknown option is rare: pay for the import then
+    # Here, not at the top: a repository without a configuration file needs no jsonschema.
+    from changelog_tools.schemaerrors import Kind, Problem, dotted, position, problems
 
-            close = difflib.get_close_matches(str(key), list(_BY_NAME), n=1)
-            hint = f"did you mean '{close[0]}'?" if close else "see docs/configuration.md"
-            raise ConfigError(f"{source}: unknown option '{key}'", hint=hint)
-    from changelog_tools.quickschema import quick_valid
-
-    # Almost every configuration is valid: the quick interpreter says so without importing
-    # jsonschema (which costs more than the command); jsonschema explains the rest.
-    if quick_valid(config_schema(), values) is True:
+    found = problems(_validator(), values)
+    if not found:
         return
-    import jsonschema
 
-    validator = jsonschema.Draft202012Validator(config_schema())
-    problems = sorted(validator.iter_errors(values), key=lambda e: list(e.absolute_path))
-    if problems:
-        first = problems[0]
-        where = ".".join(str(p) for p in first.absolute_path) or "(root)"
-        raise ConfigError(f"{source}: option {where}: {first.message}")
+    def where(problem: Problem) -> tuple[int, int]:
+        line, column = position(problem, loaded) if loaded is not None else (None, None)
+        return line or 0, column or 0
+
+    # An unknown option first (a misspelt name makes its value's problems moot), then file order.
+    first = min(found, key=lambda p: (p.kind is not Kind.UNKNOWN_FIELD, where(p), dotted(p.path)))
+    line, column = where(first)
+    at = f"{source}:{line}:{column}" if line else source
+    if first.kind is Kind.UNKNOWN_FIELD and len(first.path) == 1:
+        hint = first.hint or "see docs/configuration.md"
+        raise ConfigError(f"{at}: unknown option '{first.path[0]}'", hint=hint)
+    # A field inside an option's value (a `lint-allow` item's) is named from that value.
+    subject = first.path[:-1] if first.kind is Kind.UNKNOWN_FIELD else first.path
+    raise ConfigError(f"{at}: option {dotted(subject)}: {first.message}", hint=first.hint)
 
 
-def _read_yaml_config(path: Path) -> Any:
+def _options_from_text(text: str, name: str) -> dict[str, Any] | None:
+    """The validated options of a configuration file's text (``name`` says which kind:
+    ``pyproject.toml`` or YAML); None for a ``pyproject.toml`` without our table."""
+    if Path(name).name == "pyproject.toml":
+        import tomllib  # only a repository with a pyproject.toml pays for it
+
+        try:
+            table = tomllib.loads(text).get("tool", {}).get(PYPROJECT_TABLE)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"cannot read {name}: {exc}") from None
+        if table is None:
+            return None
+        _validate(table, name, None)  # TOML parsers keep no positions: the option names it
+        return dict(table)
     from changelog_tools import yamlload
 
+    try:
+        loaded = yamlload.load(text)
+    except yamlload.YamlProblem as exc:
+        raise ConfigError(f"{name}:{exc.line}:{exc.column}: {exc.message}") from None
+    values = {} if loaded.value is None else loaded.value
+    _validate(values, name, loaded)
+    return dict(values)
+
+
+def _read_options(path: Path) -> dict[str, Any] | None:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read configuration {path}: {exc}") from None
-    try:
-        loaded = yamlload.load(text)
-    except yamlload.YamlProblem as exc:
-        raise ConfigError(f"{path}:{exc.line}:{exc.column}: {exc.message}") from None
-    return {} if loaded.value is None else loaded.value
+    return _options_from_text(text, str(path))
 
 
-def _read_pyproject(path: Path) -> Any | None:
-    import tomllib  # only a repository with a pyproject.toml pays for it
-
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from None
-    return data.get("tool", {}).get(PYPROJECT_TABLE)
-
-
-def find_config(start: Path) -> tuple[Path, Any] | None:
-    """Search upward from ``start`` for a config file; return its path and raw values."""
+def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
+    """Search upward from ``start`` for a config file; return its path and validated values."""
     for directory in [start, *start.parents]:
-        candidate = directory / CONFIG_FILENAME
-        if candidate.is_file():
-            return candidate, _read_yaml_config(candidate)
-        pyproject = directory / "pyproject.toml"
-        if pyproject.is_file():
-            table = _read_pyproject(pyproject)
-            if table is not None:
-                return pyproject, table
+        for candidate in (directory / CONFIG_FILENAME, directory / "pyproject.toml"):
+            if candidate.is_file():
+                values = _read_options(candidate)
+                if values is not None:
+                    return candidate, values
         if (directory / ".git").exists():
             break  # the repository root bounds the search
     return None
@@ -766,42 +756,21 @@ def load_config(explicit: Path | None = None, *, start: Path | None = None) -> C
         explicit = explicit.resolve()
         if not explicit.is_file():
             raise ConfigError(f"configuration file {explicit} does not exist")
-        if explicit.name == "pyproject.toml":
-            values = _read_pyproject(explicit)
-            if values is None:
-                raise ConfigError(f"{explicit} has no [tool.{PYPROJECT_TABLE}] table")
-        else:
-            values = _read_yaml_config(explicit)
-        _validate(values, explicit)
+        values = _read_options(explicit)
+        if values is None:
+            raise ConfigError(f"{explicit} has no [tool.{PYPROJECT_TABLE}] table")
         return _build(values, explicit.parent, explicit)
     found = find_config(start)
     if found is None:
         return _build({}, _repo_root(start), None)
     path, values = found
-    _validate(values, path)
     return _build(values, path.parent, path)
 
 
 def values_from_text(text: str, *, name: str) -> dict[str, Any]:
     """The validated option values of a configuration file's text (``name`` says which kind:
     ``pyproject.toml`` or YAML), for reading a configuration at a git revision."""
-    if Path(name).name == "pyproject.toml":
-        import tomllib
-
-        try:
-            table = tomllib.loads(text).get("tool", {}).get(PYPROJECT_TABLE) or {}
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"cannot read {name}: {exc}") from None
-    else:
-        from changelog_tools import yamlload
-
-        try:
-            loaded = yamlload.load(text)
-        except yamlload.YamlProblem as exc:
-            raise ConfigError(f"{name}:{exc.line}:{exc.column}: {exc.message}") from None
-        table = {} if loaded.value is None else loaded.value
-    _validate(table, Path(name))
-    return dict(table)
+    return _options_from_text(text, name) or {}
 
 
 def _repo_root(start: Path) -> Path:
@@ -823,7 +792,9 @@ def render_docs() -> str:
         f"Put options in `{CONFIG_FILENAME}` at the repository root, or in "
         f"`[tool.{PYPROJECT_TABLE}]` of `pyproject.toml`. The nearest file found searching "
         "upward from the working directory (stopping at the repository root) is used; "
-        "`--config PATH` names one explicitly. Unknown options are errors.",
+        "`--config PATH` names one explicitly. Unknown options are errors, and every value "
+        "is checked against the option's JSON Schema when the file is read: an error names "
+        "the file, line and column (in `pyproject.toml`, the option).",
         "",
         "| option | default | meaning |",
         "| --- | --- | --- |",

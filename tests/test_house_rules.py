@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "changelog_tools.diagnostics",
         "changelog_tools.fsutil",
         "changelog_tools.yamlload",
-        "changelog_tools.quickschema",
+        "changelog_tools.schemaerrors",
         "changelog_tools.config",
         "changelog_tools.gitrepo",
     ),

@@ -1,8 +1,9 @@
-"""Entry validation against ``schemas/perf-changelog.schema.json``, errors mapped to lines.
+"""Entry validation against ``schemas/perf-changelog.schema.json``, problems mapped to lines.
 
-The JSON Schema is the single source of truth for what an entry may hold; this module only
-turns jsonschema's findings into :class:`~changelog_tools.diagnostics.Diagnostic` values with a
-stable code, a short message and the line of the offending key or value.
+The JSON Schema is the single source of truth for what an entry may hold; jsonschema judges
+each entry with one validator compiled for the process, and this module turns the problems
+:mod:`changelog_tools.schemaerrors` words into diagnostics with a stable code, a message that
+names the entry and the line of the offending key or value.
 """
 
 from __future__ import annotations
@@ -12,8 +13,11 @@ import pathlib
 from functools import cache
 from typing import Any
 
+from jsonschema.protocols import Validator
+
 from changelog_tools import diagnostics as dx
-from changelog_tools.quickschema import quick_valid
+from changelog_tools.schemaerrors import Kind, Problem, compile_validator, dotted, position, show
+from changelog_tools.schemaerrors import problems as schema_problems
 from changelog_tools.yamlload import Loaded, Path
 
 ENTRY_SCHEMA_FILE = "perf-changelog.schema.json"
@@ -30,80 +34,38 @@ def entry_schema() -> dict[str, Any]:
 
 
 @cache
-def _validator() -> Any:
-    import jsonschema  # deferred: costs ~0.1 s to import and not every command needs it
-
-    return jsonschema.Draft202012Validator(entry_schema())
-
-
-def known_fields() -> list[str]:
-    return list(entry_schema()["properties"])
+def entry_validator() -> Validator:
+    """The entry schema's validator: compiled once, then used for every entry of every file."""
+    return compile_validator(entry_schema())
 
 
-_TYPE_NAMES = {
-    "array": "a list",
-    "string": "a string",
-    "boolean": "true or false",
-    "integer": "an integer",
-    "object": "a mapping",
+_CODES = {
+    Kind.UNKNOWN_FIELD: dx.UNKNOWN_FIELD,
+    Kind.MISSING_FIELD: dx.MISSING_FIELD,
+    Kind.WRONG_TYPE: dx.WRONG_TYPE,
+    Kind.EMPTY: dx.EMPTY_VALUE,
+    Kind.BAD_VALUE: dx.BAD_VALUE,
+    Kind.CONSTRAINT: dx.BAD_VALUE,
 }
 
 
-def _type_of(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return f"the string {value!r}" if len(value) < 40 else "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__  # pragma: no cover - YAML yields only the types above
-
-
-def _describe(path: tuple[Any, ...]) -> str:
-    if not path:
-        return "the entry"
-    rest = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path[1:])
-    return f"`{path[0]}{rest}`"
-
-
-# Past this length a field name is no typo of a known one; difflib is quadratic in its input.
-_SUGGEST_MAX_CHARS = 64
-
-
-@cache
-def _did_you_mean_cached(name: str) -> tuple[str, ...]:
-    import difflib  # only for an unknown field
-
-    return tuple(difflib.get_close_matches(name.replace("_", "-"), known_fields(), n=1))
-
-
-def _did_you_mean(name: str) -> tuple[str, ...]:
-    """The known field ``name`` is most likely a typo of; bounded work per distinct name, and
-    a file repeating one typo in every entry pays for it once."""
-    if len(name) > _SUGGEST_MAX_CHARS:
-        return ()
-    if _did_you_mean_cached.cache_info().currsize > 1000:
-        _did_you_mean_cached.cache_clear()
-    return _did_you_mean_cached(name)
-
-
 def entry_valid(entry: Any) -> bool:
-    """Whether ``entry`` matches the schema, without itemizing why not (cheap when it does not:
-    the quick interpreter decides most entries without jsonschema)."""
-    if not isinstance(entry, dict):
-        return False
-    quick = quick_valid(entry_schema(), entry)
-    if quick is not None:
-        return quick
-    return bool(_validator().is_valid(entry))
+    """Whether ``entry`` matches the schema, without itemizing why not."""
+    return isinstance(entry, dict) and entry_validator().is_valid(entry)
+
+
+def _subject(index: int, path: Path) -> str:
+    return f"entry {index + 1}: `{dotted(path)}`" if path else f"entry {index + 1}"
+
+
+def _message(index: int, problem: Problem) -> str:
+    match problem.kind:
+        case Kind.UNKNOWN_FIELD:  # "entry 3 has unknown field `x`"
+            return f"{_subject(index, problem.path[:-1])} has {problem.message}"
+        case Kind.MISSING_FIELD:  # "entry 3 is missing required field `x`"
+            return f"{_subject(index, problem.path)} is {problem.message}"
+        case _:  # "entry 3: `description` must not be empty"
+            return f"{_subject(index, problem.path)} {problem.message}"
 
 
 def validate_entry(
@@ -120,113 +82,41 @@ def validate_entry(
         return [
             dx.error(
                 dx.ENTRY_NOT_MAPPING,
-                f"entry {index + 1} is {_type_of(entry)}, not a mapping",
+                f"entry {index + 1} is {show(entry)}, not a mapping",
                 file,
                 line,
                 col,
             )
         ]
-    if quick_valid(entry_schema(), entry) is True:
-        return []  # the common case, decided without importing jsonschema
-    validator = _validator()
-    if validator.is_valid(entry):
-        return []
     out: list[dx.Diagnostic] = []
-    seen: set[tuple[str, tuple[Any, ...]]] = set()
-    for err in validator.iter_errors(entry):
-        rel = tuple(err.absolute_path)
-        schema_path = tuple(err.relative_schema_path)
-        mark = loaded.mark((*entry_path, *rel)) or (None, None)
-        kind = err.validator
-        if "then" in schema_path:
-            key = ("combo", ())
-            if key in seen:
-                continue
-            seen.add(key)
-            line, col = loaded.key_marks.get((*entry_path, "append-only"), mark)
-            out.append(
-                dx.error(
-                    dx.APPEND_ONLY_COMBINATION,
-                    f"entry {index + 1}: `append-only: true` cannot be combined with "
-                    "`evals-only`, `all-evals` or `eval-min-prefill-ep`",
-                    file,
-                    line,
-                    col,
-                    hint="split the change into an append-only entry and a separate eval entry",
-                )
-            )
-        elif kind == "additionalProperties":
-            allowed = known_fields()
-            for extra in sorted(set(err.instance) - set(allowed), key=str):
-                line, col = loaded.key_marks.get((*entry_path, extra), mark)
-                close = _did_you_mean(str(extra))
+    combination_told = False
+    for problem in schema_problems(entry_validator(), entry, quote="`"):
+        if "then" in problem.schema_path:
+            # The schema's if/then forbids what `append-only: true` cannot be combined with;
+            # whichever keyword trips, the entry breaks that one rule: say so once, at the flag.
+            if not combination_told:
+                combination_told = True
+                mark = loaded.mark(entry_path) or (None, None)
+                line, col = loaded.key_marks.get((*entry_path, "append-only"), mark)
                 out.append(
                     dx.error(
-                        dx.UNKNOWN_FIELD,
-                        f"entry {index + 1} has unknown field `{extra}`",
+                        dx.APPEND_ONLY_COMBINATION,
+                        f"entry {index + 1}: `append-only: true` cannot be combined with "
+                        "`evals-only`, `all-evals` or `eval-min-prefill-ep`",
                         file,
                         line,
                         col,
-                        hint=f"did you mean `{close[0]}`?"
-                        if close
-                        else "allowed fields: " + ", ".join(allowed),
+                        hint="split the change into an append-only entry and a separate eval entry",
                     )
                 )
-        elif kind == "required":
-            present = set(err.instance)
-            for name in err.validator_value:
-                if name not in present:
-                    out.append(
-                        dx.error(
-                            dx.MISSING_FIELD,
-                            f"entry {index + 1} is missing required field `{name}`",
-                            file,
-                            *mark,
-                        )
-                    )
-        elif kind == "type":
-            expected = err.validator_value
-            names = [expected] if isinstance(expected, str) else list(expected)
-            want = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
-            out.append(
-                dx.error(
-                    dx.WRONG_TYPE,
-                    f"entry {index + 1}: {_describe(rel)} must be {want}, "
-                    f"not {_type_of(err.instance)}",
-                    file,
-                    *mark,
-                    hint="quote the value if it is meant as text"
-                    if "string" in names and not isinstance(err.instance, (list, dict))
-                    else None,
-                )
+            continue
+        out.append(
+            dx.error(
+                _CODES[problem.kind],
+                _message(index, problem),
+                file,
+                *position(problem, loaded, entry_path),
+                hint=problem.hint,
             )
-        elif kind in ("minItems", "minLength"):
-            out.append(
-                dx.error(
-                    dx.EMPTY_VALUE,
-                    f"entry {index + 1}: {_describe(rel)} must not be empty",
-                    file,
-                    *mark,
-                )
-            )
-        elif kind == "enum":
-            allowed_values = ", ".join(str(v) for v in err.validator_value)
-            out.append(
-                dx.error(
-                    dx.BAD_VALUE,
-                    f"entry {index + 1}: {_describe(rel)} is {err.instance!r}; "
-                    f"allowed: {allowed_values}",
-                    file,
-                    *mark,
-                )
-            )
-        else:  # minimum and anything a future schema adds
-            out.append(
-                dx.error(
-                    dx.BAD_VALUE,
-                    f"entry {index + 1}: {_describe(rel)}: {err.message}",
-                    file,
-                    *mark,
-                )
-            )
+        )
     return out

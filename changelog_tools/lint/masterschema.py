@@ -1,8 +1,9 @@
 """`master-schema`: every master-config entry the change adds or modifies is valid.
 
 The schema is ``schemas/master-config.schema.json`` (the facts of InferenceX's
-``utils/matrix_logic/validation.py``, written as JSON Schema); errors point at the line of the
-failing field, with did-you-mean for unknown fields and enum values.
+``utils/matrix_logic/validation.py``, written as JSON Schema), judged by jsonschema; errors
+point at the line of the failing field, with did-you-mean for unknown fields and enum values,
+and a cross-field rule says its ``x-message`` (see :mod:`changelog_tools.schemaerrors`).
 """
 
 from __future__ import annotations
@@ -12,20 +13,23 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from jsonschema.protocols import Validator
+
 from changelog_tools import diagnostics as dx
 from changelog_tools.lint import codes
 from changelog_tools.lint.context import Context
-from changelog_tools.lint.schemacheck import SchemaError, Validator
+from changelog_tools.schemaerrors import Kind, Problem, compile_validator, dotted, problems
 
 RULE = "master-schema"
 SCHEMA_FILE = "master-config.schema.json"
 
 _KIND_CODES = {
-    "unknown-field": codes.MASTER_UNKNOWN_FIELD,
-    "missing-field": codes.MASTER_MISSING_FIELD,
-    "wrong-type": codes.MASTER_WRONG_TYPE,
-    "bad-value": codes.MASTER_BAD_VALUE,
-    "constraint": codes.MASTER_CONSTRAINT,
+    Kind.UNKNOWN_FIELD: codes.MASTER_UNKNOWN_FIELD,
+    Kind.MISSING_FIELD: codes.MASTER_MISSING_FIELD,
+    Kind.WRONG_TYPE: codes.MASTER_WRONG_TYPE,
+    Kind.EMPTY: codes.MASTER_BAD_VALUE,
+    Kind.BAD_VALUE: codes.MASTER_BAD_VALUE,
+    Kind.CONSTRAINT: codes.MASTER_CONSTRAINT,
 }
 
 
@@ -38,7 +42,8 @@ def master_schema() -> dict[str, Any]:
 
 @cache
 def validator() -> Validator:
-    return Validator(master_schema())
+    """The master-config schema's validator, compiled once for the process."""
+    return compile_validator(master_schema())
 
 
 def spec_values() -> tuple[str, ...]:
@@ -47,34 +52,27 @@ def spec_values() -> tuple[str, ...]:
     return tuple(str(v) for v in enum)
 
 
-def _where(path: tuple[str | int, ...]) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def entry_errors(value: Any) -> list[SchemaError]:
-    return validator().errors(value)
+def entry_problems(value: Any) -> list[Problem]:
+    """What is wrong with one master-config entry (nothing when it is valid)."""
+    return problems(validator(), value)
 
 
 def check(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[str]]:
     entries = ctx.judged_entries
     out: list[dx.Diagnostic] = list(ctx.master_problems()) if ctx.masters_changed else []
     for entry in entries:
-        for err in entry_errors(entry.value):
-            where = _where(err.path)
+        for problem in entry_problems(entry.value):
+            where = dotted(problem.path)
             field = f" {where}:" if where else ":"
-            if ctx.allowed(RULE, path=entry.path, key=entry.name, text=err.message):
+            if ctx.allowed(RULE, path=entry.path, key=entry.name, text=problem.message):
                 continue
-            line = entry.line_of(*err.path)
             out.append(
                 dx.error(
-                    _KIND_CODES[err.kind],
-                    f"{entry.name}{field} {err.message}",
+                    _KIND_CODES[problem.kind],
+                    f"{entry.name}{field} {problem.message}",
                     entry.path,
-                    line,
-                    hint=err.hint
+                    entry.line_of(*problem.path),
+                    hint=problem.hint
                     or "see changelog_tools/schemas/master-config.schema.json "
                     "(InferenceX: utils/matrix_logic/validation.py)",
                 )

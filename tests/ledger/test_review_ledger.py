@@ -504,8 +504,11 @@ def test_a_failing_git_command_is_one_line_even_when_git_prints_nothing(repo: Pa
     commit_files(repo, {"x": "y\n"}, "unrelated root")
     handle = gitrepo.open_repo(repo)
     with pytest.raises(GitError) as caught:
-        handle.merge_base("unrelated", "main")
+        handle.git("merge-base", "unrelated", "main")  # exits 1 and says nothing
     assert caught.value.message == "git merge-base unrelated main failed: exit status 1"
+    with pytest.raises(GitError) as caught:
+        handle.merge_base("unrelated", "main")
+    assert caught.value.message == "unrelated and main have no common ancestor"
 
 
 def test_a_deleted_last_entry_is_reported_on_the_files_last_line_not_after_it(

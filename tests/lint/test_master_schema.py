@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from changelog_tools import yamlload
-from changelog_tools.lint.masterschema import entry_errors, spec_values
-from changelog_tools.lint.schemacheck import Validator
+from changelog_tools.lint.masterschema import entry_problems, spec_values
+from changelog_tools.schemaerrors import Kind
 from tests.conftest import inferencex_file
 from tests.lint.world import AMD_MASTER, NVIDIA_MASTER, change, found, lint_change, make_world
 
@@ -99,14 +99,14 @@ def _entries(text: str) -> list[Any]:
 def test_the_schema_is_valid_json_schema_and_accepts_the_world() -> None:
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
     for entry in _entries(AMD_MASTER) + _entries(NVIDIA_MASTER):
-        assert entry_errors(entry) == []
+        assert entry_problems(entry) == []
 
 
 def test_every_real_inferencex_entry_is_valid() -> None:
     for name in ("amd", "nvidia"):
         text = inferencex_file(f"configs/{name}-master.yaml").read_text()
         loaded = yamlload.load(text).value
-        bad = {k: entry_errors(v) for k, v in loaded.items() if entry_errors(v)}
+        bad = {k: entry_problems(v) for k, v in loaded.items() if entry_problems(v)}
         assert bad == {}
         assert len(loaded) > 40
 
@@ -146,7 +146,7 @@ MUTATIONS = st.sampled_from(["delete", "text", "zero", "true", "null", "rename",
 
 @settings(max_examples=300, deadline=None)
 @given(seed=st.sampled_from(SEEDS), data=st.data(), how=MUTATIONS)
-def test_the_validator_agrees_with_jsonschema_on_broken_entries(
+def test_every_broken_entry_has_a_problem_at_a_value_it_holds(
     seed: Any, data: st.DataObject, how: str
 ) -> None:
     entry = copy.deepcopy(seed)
@@ -162,17 +162,36 @@ def test_the_validator_agrees_with_jsonschema_on_broken_entries(
     else:
         parent[key] = {"text": "eight", "zero": 0, "true": True, "null": None, "rename": 1,
                        "float": 0.5}[how]  # fmt: skip
-    ours = not Validator(SCHEMA).errors(entry)
-    theirs = jsonschema.Draft202012Validator(SCHEMA).is_valid(entry)
-    assert ours == theirs, (path, how, Validator(SCHEMA).errors(entry))
+    found = entry_problems(entry)
+    assert (not found) == jsonschema.Draft202012Validator(SCHEMA).is_valid(entry), (path, how)
+    for problem in found:  # each points at a value the entry holds, so it has a line
+        assert problem.path in {(), *_leaves(entry)}, (problem, how)
+
+
+def test_a_row_of_the_wrong_type_is_one_problem_not_every_rule_about_rows() -> None:
+    entry = copy.deepcopy(_entries(AMD_MASTER)[0])
+    row = ("scenarios", "fixed-seq-len", 0, "search-space", 0)
+    entry["scenarios"]["fixed-seq-len"][0]["search-space"][0] = 8
+    at_row = [(p.kind, p.message) for p in entry_problems(entry) if p.path == row]
+    assert at_row == [(Kind.WRONG_TYPE, "must be a mapping, not 8")]
+
+
+def test_a_cross_field_rule_speaks_at_the_row_it_judges() -> None:
+    broken = copy.deepcopy(MULTI)
+    row = broken["scenarios"]["agentic-coding"][0]["search-space"][0]
+    del row["decode"]["hardware"]
+    (problem,) = entry_problems(broken)
+    assert problem.path == ("scenarios", "agentic-coding", 0, "search-space", 0)
+    assert problem.message == "`hardware` must be given for both `prefill` and `decode`, or neither"
 
 
 def test_the_multinode_seed_is_valid_and_a_disagg_entry_needs_a_transfer() -> None:
-    assert entry_errors(MULTI) == []
+    assert entry_problems(MULTI) == []
     broken = copy.deepcopy(MULTI)
     del broken["kv-p2p-transfer"]
-    (err,) = entry_errors(broken)
-    assert err.kind == "constraint" and "kv-p2p-transfer" in err.message
+    (problem,) = entry_problems(broken)
+    assert problem.kind is Kind.CONSTRAINT and "kv-p2p-transfer" in problem.message
+    assert problem.path == ()
 
 
 def test_an_entry_that_is_not_valid_yaml_is_a_lint_input_error(tmp_path: Path) -> None:
