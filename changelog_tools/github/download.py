@@ -59,4 +59,8 @@ def fetch_bounded(url: str, *, what: str, max_bytes: int, timeout: float, user_a
 
             why = "timed out" if timed_out(exc) else f"the connection failed ({failure_kind(exc)})"
             raise GitHubError(f"{what} failed: {why}") from None
+        except ValueError:
+            # not a RequestException: requests lets urllib.parse's ValueError out when the
+            # storage server redirects to a malformed URL ("http://[bad", a port over 65535)
+            raise GitHubError(f"{what} failed: it was redirected to a malformed URL") from None
     return bytes(body)

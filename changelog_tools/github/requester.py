@@ -253,9 +253,13 @@ class GuardedRequester(Requester):
             raise GitHubError(
                 self.traffic.redact(f"GitHub returned a next-page URL outside {self._base}: {url}")
             )
+        # redacted: the refused URL comes from an answer (a lazy object's `url`), which may echo
+        # the token back in its path
         raise GitHubError(
-            f"refusing to send the GitHub token to {split.scheme}://{split.netloc}{split.path}: "
-            f"it is outside {self._base}"
+            self.traffic.redact(
+                f"refusing to send the GitHub token to {split.scheme}://{split.netloc}"
+                f"{split.path}: it is outside {self._base}"
+            )
         )
 
     def show(self, url: str) -> str:
@@ -287,6 +291,15 @@ class GuardedRequester(Requester):
             ) from None
         except json.JSONDecodeError as exc:  # a body that claims to be JSON but is not
             raise GitHubError(self._say(verb, url, f"returned invalid JSON: {exc}")) from None
+        except ValueError as exc:
+            # Bare ValueErrors, no JSONDecodeError nor RequestException: json.loads refusing an
+            # integer of more than 4300 digits, requests parsing a redirect's malformed Location
+            # ("http://[bad", a port over 65535) even when told not to follow it. The callers
+            # that use the requester directly (GraphQL, a collaborator's permission, an
+            # artifact's location) have no `_reading` around them to catch it.
+            raise GitHubError(
+                self._say(verb, url, f"returned an answer that cannot be read ({str(exc)[:200]})")
+            ) from None
         except RuntimeError as exc:  # PyGithub refusing a 301 to another host or scheme
             raise GitHubError(self._say(verb, url, f"could not be sent: {exc}")) from None
 

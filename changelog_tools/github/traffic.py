@@ -9,6 +9,7 @@ Nothing here imports PyGithub.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -140,4 +141,8 @@ class Traffic:
             self._log(self.redact(message))
 
     def redact(self, text: str) -> str:
-        return text.replace(self._secret, "***") if self._secret else text
+        # Case-insensitively: a server (or a proxy's error page) that echoes the token upper- or
+        # lower-cased must not get most of it printed; GitHub Actions masks only the exact value.
+        if not self._secret:
+            return text
+        return re.sub(re.escape(self._secret), "***", text, flags=re.IGNORECASE)
