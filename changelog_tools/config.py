@@ -773,6 +773,27 @@ def values_from_text(text: str, *, name: str) -> dict[str, Any]:
     return _options_from_text(text, name) or {}
 
 
+def options_at_revision(
+    config: Config, raw: bytes | None, *, name: str, names: Sequence[str]
+) -> Config:
+    """``config`` with the options ``names`` as configuration file ``raw`` sets them (that file's
+    bytes at another revision, ``name`` its path there; None: the file is absent there, and the
+    options take their defaults).
+
+    A pull request's own configuration file must not decide how its change is judged: the
+    commands that judge a change read the options that can loosen a rule from the base.
+    """
+    from dataclasses import replace
+
+    values = values_from_text(raw.decode("utf-8", errors="replace"), name=name) if raw else {}
+    defaults = {o.name: o.default for o in OPTIONS}
+    changes: dict[str, Any] = {}
+    for option in names:
+        value = values.get(option, defaults[option])
+        changes[option.replace("-", "_")] = tuple(value) if isinstance(value, list) else value
+    return replace(config, **changes)
+
+
 def _repo_root(start: Path) -> Path:
     for directory in [start, *start.parents]:
         if (directory / ".git").exists():

@@ -167,6 +167,11 @@ UNCOMMITTED_CHANGELOG = _register(
     "uncommitted-changelog",
     "The changelog has uncommitted changes that `check` (which reads commits) does not see.",
 )
+CONFIG_NOT_TRUSTED = _register(
+    "CL116",
+    "config-not-trusted",
+    "The configuration in the working tree differs from the base's; `check` applies the base's.",
+)
 # -- pr-links ---------------------------------------------------------------------------------------
 WRONG_PR = _register("CL201", "wrong-pr", "An appended entry links to another pull request.")
 PLACEHOLDER_ON_MAIN = _register(

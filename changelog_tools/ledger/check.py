@@ -782,6 +782,18 @@ def _run_git(
         )
         base_sha, base_ref = merge_base, merge_base[:12]
         how = f" (merge-base with {config.main_branch})"
+    config_notes: list[dx.Diagnostic] = []
+    if base_sha is not None:
+        trusted, config_notes = _config_at_base(config, repo, base_sha, base_ref)
+        if (trusted.main_branch, trusted.remote) != (config.main_branch, config.remote) and not (
+            request.base_ref or (mode == "main" and event is not None and event.mode == "main")
+        ):
+            merge_base = gitrepo.default_base(
+                repo, head=head_sha, main_branch=trusted.main_branch, remote=trusted.remote
+            )
+            base_sha, base_ref = merge_base, merge_base[:12]
+            how = f" (merge-base with {trusted.main_branch})"
+        config = trusted
     # Git names files from the work tree's top: options are relative to the configuration's
     # directory, command-line paths to the top (`./x` and absolute paths work too).
     changelog = (
@@ -837,6 +849,7 @@ def _run_git(
         masters_head=masters_head,
         strict=request.strict,
     )
+    result.report.extend(config_notes)
     if head_ref == "HEAD" and _uncommitted(repo.path / changelog, head):
         # `new` writes the working tree; check reads commits. Say so, or an author who just
         # ran `new` is told the change appends nothing.
@@ -853,6 +866,50 @@ def _run_git(
             ]
         )
     return result
+
+
+def _config_at_base(
+    config: Config, repo: Any, base_sha: str, base_label: str
+) -> tuple[Config, list[dx.Diagnostic]]:
+    """``config`` with every option as the base revision's configuration file sets it, and a
+    warning naming the options the working tree's file changes.
+
+    A pull request can edit (or add, or leave untracked) a configuration file that turns an
+    error into a warning, points `changelog` at another file or `master-configs` at none:
+    `check` judges a change by the rules of the branch it targets, as `lint` does. A file
+    outside the repository (`--config /elsewhere`) is the caller's own and is kept.
+    """
+    from changelog_tools import gitrepo
+    from changelog_tools.config import CONFIG_FILENAME, OPTIONS, options_at_revision
+
+    if config.source is not None:
+        try:
+            candidates = [gitrepo.repo_relative(repo, config.source)]
+        except UsageError:
+            return config, []
+    else:
+        candidates = [CONFIG_FILENAME, "pyproject.toml"]
+    rel, raw = candidates[0], None
+    for candidate in candidates:
+        raw = repo.read_blob(base_sha, candidate)
+        if raw is not None:
+            rel = candidate
+            break
+    names = [o.name for o in OPTIONS]
+    trusted = options_at_revision(config, raw, name=rel, names=names)
+    differ = [o.name for o in OPTIONS if getattr(trusted, o.attr) != getattr(config, o.attr)]
+    if not differ:
+        return trusted, []
+    return trusted, [
+        dx.warning(
+            dx.CONFIG_NOT_TRUSTED,
+            f"the configuration here sets {', '.join(differ)} differently from {rel} at "
+            f"{base_label}; check applies the base's: a change to the configuration takes "
+            "effect once it is on the main branch",
+            rel,
+            hint="merge the configuration change on its own first, if it is meant",
+        )
+    ]
 
 
 def _uncommitted(path: Path, committed: bytes) -> bool:

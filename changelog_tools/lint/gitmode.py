@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from changelog_tools.config import OPTIONS, Config
 from changelog_tools.errors import GitError
@@ -47,7 +46,7 @@ def trusted_options(config: Config, repo: GitRepo, base_sha: str) -> Config:
     """``config`` with the trusted options as the base revision's configuration file has them
     (their defaults when the file is absent there); unchanged for a file outside the repo."""
     from changelog_tools import gitrepo
-    from changelog_tools.config import values_from_text
+    from changelog_tools.config import options_at_revision
     from changelog_tools.errors import UsageError
 
     if config.source is None:
@@ -57,13 +56,7 @@ def trusted_options(config: Config, repo: GitRepo, base_sha: str) -> Config:
     except UsageError:
         return config  # a configuration outside the repository is the caller's own
     raw = repo.read_blob(base_sha, rel)
-    values = values_from_text(raw.decode("utf-8", errors="replace"), name=rel) if raw else {}
-    defaults = {o.name: o.default for o in OPTIONS}
-    changes: dict[str, Any] = {}
-    for name in TRUSTED_OPTIONS:
-        value = values.get(name, defaults[name])
-        changes[name.replace("-", "_")] = tuple(value) if isinstance(value, list) else value
-    return replace(config, **changes)
+    return options_at_revision(config, raw, name=rel, names=TRUSTED_OPTIONS)
 
 
 def lint_git(

@@ -363,3 +363,31 @@ def test_a_comment_only_change_to_a_master_config_passes_with_a_note(tmp_path: P
     other = run_cli("check", "--pr", "6", "--format", "json", cwd=repo)
     assert other.returncode == 1
     assert [d["code"] for d in json.loads(other.stdout)["diagnostics"]] == ["CL114"]
+
+
+@pytest.mark.parametrize("committed", [True, False])
+def test_a_pull_request_cannot_loosen_its_own_check_through_the_config(
+    tmp_path: Path, committed: bool
+) -> None:
+    # The PR edits history (CL102) and points `changelog` at another file, and softens the
+    # separator rule; committed or left untracked, the base's configuration decides.
+    from tests.checkdata import CONFIG, init_repo
+
+    repo = init_repo(tmp_path / "repo")
+    git(repo, "checkout", "-q", "-b", "pr")
+    text = (repo / "perf-changelog.yaml").read_bytes()
+    edited = text.replace(b"description:\n", b"description:\n    - rewritten history\n", 1)
+    files = {"perf-changelog.yaml": edited, "LICENSE": "x\n"}
+    commit_files(repo, files, "edit history")
+    loosened = CONFIG + "changelog: LICENSE\nwhitespace-only-separator: warning\n"
+    if committed:
+        commit_files(repo, {".changelog-tools.yaml": loosened}, "loosen the config")
+    else:
+        (repo / ".changelog-tools.yaml").write_text(loosened)
+    proc = run_cli("check", "--pr", "5", "--format", "json", cwd=repo)
+    assert proc.returncode == 1, proc.stdout
+    codes = {d["code"]: d for d in json.loads(proc.stdout)["diagnostics"]}
+    assert "CL102" in codes  # the history edit, in the base's changelog, is still an error
+    assert codes["CL116"]["severity"] == "warning"
+    assert "changelog" in codes["CL116"]["message"]
+    assert "whitespace-only-separator" in codes["CL116"]["message"]
