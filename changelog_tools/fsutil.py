@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import stat
 import time
 from collections.abc import Iterator
@@ -110,7 +109,7 @@ def _lock_owner(lock: Path) -> tuple[str, int] | None:
 def _stale(lock: Path) -> bool:
     """True when the lock's owner was a process on this host that no longer exists."""
     owner = _lock_owner(lock)
-    if owner is None or owner[0] != socket.gethostname():
+    if owner is None or owner[0] != os.uname().nodename:
         return False
     try:
         os.kill(owner[1], 0)
@@ -156,7 +155,7 @@ def locked(path: Path, *, wait: float = LOCK_WAIT) -> Iterator[Path]:
             raise UsageError(f"{target}: cannot write: {exc.strerror}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(f"{socket.gethostname()} {os.getpid()}\n")
+            handle.write(f"{os.uname().nodename} {os.getpid()}\n")
         yield target
     finally:
         with contextlib.suppress(FileNotFoundError):

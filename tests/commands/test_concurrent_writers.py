@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -96,7 +95,7 @@ def test_a_lock_held_by_a_live_writer_is_waited_for_then_refused(tmp_path: Path)
     changelog = tmp_path / "perf-changelog.yaml"
     changelog.write_text("- a: 1\n")
     lock = tmp_path / "perf-changelog.yaml.lock"
-    lock.write_text(f"{socket.gethostname()} {os.getpid()}\n")  # this process: alive
+    lock.write_text(f"{os.uname().nodename} {os.getpid()}\n")  # this process: alive
     with pytest.raises(UsageError) as caught, locked(changelog, wait=0.2):
         pytest.fail("the lock was taken although its owner is alive")
     assert f"process {os.getpid()}" in str(caught.value)
@@ -110,10 +109,10 @@ def test_a_lock_left_by_a_dead_process_of_this_host_is_taken_over(tmp_path: Path
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)  # fmt: skip
     lock = tmp_path / "perf-changelog.yaml.lock"
-    lock.write_text(f"{socket.gethostname()} {dead.stdout.strip()}\n")
+    lock.write_text(f"{os.uname().nodename} {dead.stdout.strip()}\n")
     with locked(changelog, wait=0.2) as target:
         assert target == changelog
-        assert lock.read_text().split() == [socket.gethostname(), str(os.getpid())]
+        assert lock.read_text().split() == [os.uname().nodename, str(os.getpid())]
     assert not lock.exists()
 
 
