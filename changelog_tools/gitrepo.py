@@ -396,12 +396,20 @@ class GitRepo:
     # -- history and state ---------------------------------------------------------------
 
     def merge_base(self, a: str, b: str) -> str:
-        """The best common ancestor of ``a`` and ``b``; GitError when they have none."""
-        with _failures(f"git merge-base {a} {b}"):
-            found = self._repo.merge_base(a, b)
-        if not found or found[0] is None:
+        """The best common ancestor of ``a`` and ``b``; GitError when they have none.
+
+        Through the command runner, not ``Repo.merge_base``: that one turns the answer into
+        commit objects through a second persistent ``cat-file --batch-check`` process, a
+        process more per `check` for a name the caller only wants as text.
+        """
+        status, out, err = self._run(("merge-base", a, b))
+        found = _text(out).strip()
+        if status == 1 and not found and not _one_line(err):
             raise GitError(f"{a} and {b} have no common ancestor")
-        return found[0].hexsha
+        if status != 0 or not found:
+            reason = _one_line(err) or f"exit status {status}"
+            raise GitError(f"git merge-base {a} {b} failed: {reason}")
+        return found.split()[0]
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         """Whether ``ancestor`` is ``descendant`` or one of its ancestors; False also when
