@@ -136,20 +136,20 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "github-rate-limit-wait",
         300,
-        {"type": "number", "minimum": 0},
+        {"type": "number", "minimum": 0, "maximum": 86400},
         "Total seconds one command may spend waiting out GitHub rate limits (`Retry-After`, "
         "`X-RateLimit-Reset`); a longer wait fails with exit 3 at once.",
     ),
     Option(
         "github-timeout",
         30,
-        {"type": "integer", "minimum": 1},
+        {"type": "integer", "minimum": 1, "maximum": 3600},
         "Whole seconds one GitHub API request may take (connect and each read).",
     ),
     Option(
         "github-write-interval",
         1.0,
-        {"type": "number", "minimum": 0},
+        {"type": "number", "minimum": 0, "maximum": 3600},
         "Seconds between two GitHub writes (comments, statuses, merges), as GitHub advises "
         "against secondary rate limits. Reads are not spaced.",
     ),
@@ -685,6 +685,7 @@ def _validate(values: Any, source: str, loaded: Loaded | None) -> None:
 
     found = problems(_validator(), values)
     if not found:
+        _check_beyond_schema(values, source, loaded)
         return
 
     def where(problem: Problem) -> tuple[int, int]:
@@ -701,6 +702,32 @@ def _validate(values: Any, source: str, loaded: Loaded | None) -> None:
     # A field inside an option's value (a `lint-allow` item's) is named from that value.
     subject = first.path[:-1] if first.kind is Kind.UNKNOWN_FIELD else first.path
     raise ConfigError(f"{at}: option {dotted(subject)}: {first.message}", hint=first.hint)
+
+
+def _check_beyond_schema(values: dict[str, Any], source: str, loaded: Loaded | None) -> None:
+    """What JSON Schema cannot say: NaN passes every bound (``.nan`` would switch a budget off),
+    and a URL must be one that an HTTP client can open (a host, a port that exists). Refused
+    here, at load with the option's name, instead of crashing the first command that uses it."""
+    import math
+    import urllib.parse
+
+    def fail(option: str, message: str) -> None:
+        line, column = (loaded.mark((option,)) or (0, 0)) if loaded is not None else (0, 0)
+        at = f"{source}:{line}:{column}" if line else source
+        raise ConfigError(f"{at}: option {option}: {message}")
+
+    for option, value in values.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            fail(option, f"must be a finite number, not {value}")
+    url = values.get("github-api-url")
+    if isinstance(url, str):
+        try:
+            parts = urllib.parse.urlsplit(url)
+            parts.port  # noqa: B018  (raises for a port past 65535 or not a number)
+        except ValueError as exc:
+            fail("github-api-url", f"{url!r} is not a URL ({exc})")
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            fail("github-api-url", f"{url!r} is not an http(s) URL with a host")
 
 
 def _options_from_text(text: str, name: str) -> dict[str, Any] | None:

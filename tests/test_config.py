@@ -246,3 +246,25 @@ def test_config_is_a_frozen_slotted_dataclass_of_every_option(tmp_path: Path) ->
     del values["root"], values["source"]
     made = config.Config(**values, repository="o/r")
     assert made.source is None and made.root == Path.cwd()
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("github-timeout: 1e10", "option github-timeout: must be at most 3600"),
+        ("github-rate-limit-wait: .inf", "option github-rate-limit-wait: must be at most 86400"),
+        ("github-rate-limit-wait: .nan", "option github-rate-limit-wait: must be a finite number"),
+        ("github-write-interval: .nan", "option github-write-interval: must be a finite number"),
+        ("github-api-url: 'http://[::1'", "option github-api-url: 'http://[::1' is not a URL"),
+        ("github-api-url: 'http://h:99999'", "is not a URL (Port out of range"),
+        ("github-api-url: 'ftp://h/api'", "is not an http(s) URL with a host"),
+    ],
+)
+def test_values_that_would_crash_a_later_command_are_refused_at_load(
+    tmp_path: Path, line: str, message: str
+) -> None:
+    (tmp_path / ".changelog-tools.yaml").write_text(line + "\n")
+    with pytest.raises(ConfigError) as caught:
+        config.load_config(tmp_path / ".changelog-tools.yaml")
+    assert message in str(caught.value)
+    assert ".changelog-tools.yaml:1:" in str(caught.value)
