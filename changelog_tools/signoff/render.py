@@ -113,6 +113,13 @@ def _render_markdown(verdict: Verdict, *, rows: int | None, with_json: bool) -> 
             by = ", ".join(_code(b) for b in row["covered-by"]) or "**nobody**"
             out.append(f"| {_code(row['path'])} | {line} | {by} |")
         out.append("")
+    skipped = (d.get("codeowners-skipped") or [])[:rows]
+    if skipped:
+        out += ["**CODEOWNERS lines ignored** (as GitHub ignores them):", ""]
+        out += [
+            f"- ⚠️ line {sk['line']}: {_code(sk['text'])}: {_md(sk['reason'])}" for sk in skipped
+        ]
+        out.append("")
     for item in (d.get("checklist-report") or [])[:rows]:
         out.append(f"- {_md(item)}")
     spoofs = (d.get("spoofs") or [])[:rows]
@@ -142,6 +149,8 @@ def render_text(verdict: Verdict) -> str:
     for row in verdict.details.get("coverage") or []:
         by = ", ".join(row["covered-by"]) or "NOBODY"
         lines.append(f"  path {row['path']}: line {row['line']} -> {by}")
+    for sk in verdict.details.get("codeowners-skipped") or []:
+        lines.append(f"  warning: CODEOWNERS line {sk['line']} ignored: {sk['reason']}")
     for item in verdict.details.get("checklist-report") or []:
         lines.append(f"  {item}")
     for s in verdict.details.get("spoofs") or []:

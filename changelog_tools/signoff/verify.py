@@ -445,6 +445,11 @@ def _codeowners_check(
     except MembershipUnknown as exc:
         return Check("codeowners", "error", str(exc))
     ctx.details["coverage"] = [row.to_json() for row in cov]
+    # Lines GitHub ignores are ignored here too; the comment lists them so owners can fix them.
+    ctx.details["codeowners-skipped"] = [
+        {"line": sk.line, "text": sk.text, "reason": sk.reason}
+        for sk in ctx.trusted.codeowners.skipped
+    ]
     if not cov:
         return Check("codeowners", "pass", "the PR changes no path")
     bare = [row.path for row in cov if not row.covered_by]

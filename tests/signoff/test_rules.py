@@ -292,3 +292,17 @@ def _patched_zip(member: str, data: bytes, *, method: int | None = None, flags: 
 def test_a_hostile_eval_artifact_is_a_reason_not_a_crash(artifact: bytes, reason: str) -> None:
     with pytest.raises(ValueError, match=reason):
         read_eval_rows(artifact, "results.json")
+
+
+def test_ignored_codeowners_lines_are_listed_as_warnings_in_the_comment() -> None:
+    from changelog_tools.signoff.codeowners import parse_codeowners
+    from changelog_tools.signoff.render import render_text
+
+    owners = parse_codeowners("* @core\n/apps/[x]/ @next\n!secret @x\n")
+    skipped = [{"line": s.line, "text": s.text, "reason": s.reason} for s in owners.skipped]
+    v = Verdict("pending", 7, HEAD, ordered([]), details={"codeowners-skipped": skipped})
+    body = render_markdown(v)
+    assert "**CODEOWNERS lines ignored**" in body
+    assert "line 2: `/apps/[x]/ @next`" in body and "character ranges" in body
+    assert "line 3: `!secret @x`" in body and "negation" in body
+    assert "warning: CODEOWNERS line 2 ignored" in render_text(v)
