@@ -120,6 +120,38 @@ def _stale(lock: Path) -> bool:
     return False
 
 
+def _take_over(lock: Path, dead: tuple[str, int]) -> bool:
+    """Remove ``lock`` if it is still the one ``dead`` left; True when the caller may retry.
+
+    An unlink acting on an earlier judgment could remove the fresh lock of another writer that
+    took the stale one over in between (both then hold the file: review finding). The lock is
+    renamed aside first, which moves exactly one file, and what was moved is checked; a live
+    writer's lock is linked back (``link`` never replaces a lock made meanwhile).
+    """
+    aside = lock.with_name(f"{lock.name}.{os.getpid()}.stale")
+    try:
+        os.rename(lock, aside)
+    except FileNotFoundError:
+        return True  # another writer removed it: try to create ours
+    except OSError:
+        return False
+    if _lock_owner(aside) == dead:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(aside)
+        return True
+    try:
+        os.link(aside, lock)
+    except FileExistsError:
+        pass
+    except OSError:  # no hard links here: put it back unless a lock was made meanwhile
+        if not os.path.lexists(lock):
+            with contextlib.suppress(OSError):
+                os.rename(aside, lock)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(aside)
+    return False
+
+
 @contextlib.contextmanager
 def locked(path: Path, *, wait: float = LOCK_WAIT) -> Iterator[Path]:
     """Hold the changelog at ``path`` for one read-modify-write; yield the file to write.
@@ -139,9 +171,8 @@ def locked(path: Path, *, wait: float = LOCK_WAIT) -> Iterator[Path]:
             fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             break
         except FileExistsError:
-            if _stale(lock):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(lock)
+            owner = _lock_owner(lock)
+            if owner is not None and _stale(lock) and _take_over(lock, owner):
                 continue
             if time.monotonic() >= deadline:
                 owner = _lock_owner(lock)

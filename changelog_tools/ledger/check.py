@@ -879,22 +879,12 @@ def _config_at_base(
     `check` judges a change by the rules of the branch it targets, as `lint` does. A file
     outside the repository (`--config /elsewhere`) is the caller's own and is kept.
     """
-    from changelog_tools import gitrepo
-    from changelog_tools.config import CONFIG_FILENAME, OPTIONS, options_at_revision
+    from changelog_tools.config import OPTIONS, config_file_at_revision, options_at_revision
 
-    if config.source is not None:
-        try:
-            candidates = [gitrepo.repo_relative(repo, config.source)]
-        except UsageError:
-            return config, []
-    else:
-        candidates = [CONFIG_FILENAME, "pyproject.toml"]
-    rel, raw = candidates[0], None
-    for candidate in candidates:
-        raw = repo.read_blob(base_sha, candidate)
-        if raw is not None:
-            rel = candidate
-            break
+    found = config_file_at_revision(config, repo, base_sha)
+    if found is None:
+        return config, []  # a configuration outside the repository is the caller's own
+    rel, raw = found
     names = [o.name for o in OPTIONS]
     trusted = options_at_revision(config, raw, name=rel, names=names)
     differ = [o.name for o in OPTIONS if getattr(trusted, o.attr) != getattr(config, o.attr)]

@@ -45,17 +45,14 @@ TRUSTED_OPTIONS = (
 def trusted_options(config: Config, repo: GitRepo, base_sha: str) -> Config:
     """``config`` with the trusted options as the base revision's configuration file has them
     (their defaults when the file is absent there); unchanged for a file outside the repo."""
-    from changelog_tools import gitrepo
-    from changelog_tools.config import options_at_revision
-    from changelog_tools.errors import UsageError
+    from changelog_tools.config import config_file_at_revision, options_at_revision
 
-    if config.source is None:
-        return config
-    try:
-        rel = gitrepo.repo_relative(repo, config.source)
-    except UsageError:
+    # The file the search finds at the base, even when the head has none or another one
+    # (a deleted or an added configuration file must not choose the defaults: review finding).
+    found = config_file_at_revision(config, repo, base_sha)
+    if found is None:
         return config  # a configuration outside the repository is the caller's own
-    raw = repo.read_blob(base_sha, rel)
+    rel, raw = found
     return options_at_revision(config, raw, name=rel, names=TRUSTED_OPTIONS)
 
 

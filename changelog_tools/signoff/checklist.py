@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -210,13 +210,58 @@ def hidden_lines(text: str) -> dict[int, str]:
     line-by-line patterns get wrong in both directions.
     """
     hidden: dict[int, str] = {}
-    for token in _markdown().parse(text):
+    tokens = _markdown().parse(text)
+    for position, token in enumerate(tokens):
         why = _HIDDEN.get(token.type)
         if why is not None and token.map is not None:
             start, end = token.map
             for index in range(start, end):
                 hidden.setdefault(index + 1, why)  # the outer block's reason wins
+        elif token.type == "inline" and token.map and tokens[position - 1].type == "paragraph_open":
+            _hidden_in_paragraph(token, hidden)
+    # A line in no paragraph or heading is no text at all: a link reference definition (its
+    # title can run over lines and hold a header line, never shown: review finding).
+    shown = {
+        index + 1
+        for token in tokens
+        if token.type == "inline" and token.map
+        for index in range(*token.map)
+    }
+    for number, line in enumerate(text.split("\n"), start=1):
+        if number not in shown and line.strip():
+            hidden.setdefault(
+                number, "not prose (a link reference definition, a rule or a heading underline)"
+            )
     return hidden
+
+
+def _hidden_in_paragraph(token: Any, hidden: dict[int, str]) -> None:
+    """Lines of a paragraph that lie inside an inline construct GitHub does not show as prose.
+
+    Review finding: a paragraph such as ``ok <!--`` / header / ``-->`` or a code span, a link
+    title or an image's text running over several lines hid a sign-off line that was read as
+    the author's own. A line wholly inside an inline HTML comment or tag is hidden; when
+    newlines vanish into a code span, a link's destination or title or an image (markdown-it
+    keeps no line for them), every line after the paragraph's first is.
+    """
+    start, end = token.map
+    line = start
+    breaks = 0
+    for child in token.children or ():
+        if child.type in ("softbreak", "hardbreak"):
+            line += 1
+            breaks += 1
+        elif child.type == "html_inline" and "\n" in child.content:
+            count = child.content.count("\n")
+            for index in range(line + 1, line + count):
+                hidden.setdefault(index + 1, "in an HTML comment or tag")
+            line += count
+            breaks += count
+    if breaks < end - start - 1:
+        for index in range(start + 1, end):
+            hidden.setdefault(
+                index + 1, "in inline code, a link's destination or title or an image"
+            )
 
 
 def find_signoff(body: str) -> SignoffText:
