@@ -890,12 +890,17 @@ def _config_at_base(
     differ = [o.name for o in OPTIONS if getattr(trusted, o.attr) != getattr(config, o.attr)]
     if not differ:
         return trusted, []
+    base = (
+        f"{rel} at {base_label}"
+        if raw is not None
+        else f"the defaults ({base_label} has no configuration file)"
+    )
     return trusted, [
         dx.warning(
             dx.CONFIG_NOT_TRUSTED,
-            f"the configuration here sets {', '.join(differ)} differently from {rel} at "
-            f"{base_label}; check applies the base's: a change to the configuration takes "
-            "effect once it is on the main branch",
+            f"the configuration here sets {', '.join(differ)} differently from {base}; check "
+            "applies the base's: a change to the configuration takes effect once it is on the "
+            "main branch",
             rel,
             hint="merge the configuration change on its own first, if it is meant",
         )
