@@ -192,3 +192,23 @@ def add_latency(fake: Any, seconds: float) -> None:
         return handle(*args, **kwargs)
 
     fake.handle = delayed
+
+
+def reference_problem(directory: Path, python: str, needs: tuple[str, ...]) -> str | None:
+    """Why InferenceX's reference scripts ``needs`` cannot run from ``directory`` with
+    ``python`` (they need PyYAML, pydantic and the fixture's utils/matrix_logic), or None."""
+    missing = [name for name in needs if not (directory / name).is_file()]
+    if missing:
+        return f"{', '.join(missing)} not found in {directory} (give --reference DIR)"
+    if not (INFERENCEX / "utils" / "matrix_logic").is_dir():
+        return f"InferenceX's utils/matrix_logic not found under {INFERENCEX}"
+    probe = subprocess.run(
+        [python, "-c", "import yaml, pydantic"], capture_output=True, text=True, check=False
+    )
+    if probe.returncode != 0:
+        last = (probe.stderr.strip().splitlines() or ["(no output)"])[-1]
+        return (
+            f"{python} cannot import PyYAML and pydantic ({last}); give --reference-python, "
+            "e.g. python3 -m venv /tmp/refvenv && /tmp/refvenv/bin/pip install pyyaml pydantic"
+        )
+    return None

@@ -50,6 +50,7 @@ from _util import (
     clean_interpreter,
     console_script,
     reference_arguments,
+    reference_problem,
     report,
     run_measured,
     time_command,
@@ -192,20 +193,7 @@ def scaling(tool: list[str], real: bytes, masters: dict[str, bytes], key: str, r
 
 def _reference_problem(directory: Path, python: str) -> str | None:
     """Why the reference cannot run here, or None."""
-    if not (directory / REFERENCE_SCRIPT).is_file():
-        return f"{REFERENCE_SCRIPT} not found in {directory} (give --reference DIR)"
-    if not (INFERENCEX / "utils" / "matrix_logic").is_dir():
-        return f"InferenceX's utils/matrix_logic not found under {INFERENCEX}"
-    probe = subprocess.run(
-        [python, "-c", "import yaml, pydantic"], capture_output=True, text=True, check=False
-    )
-    if probe.returncode != 0:
-        last = (probe.stderr.strip().splitlines() or ["(no output)"])[-1]
-        return (
-            f"{python} cannot import PyYAML and pydantic ({last}); give --reference-python, "
-            "e.g. python3 -m venv /tmp/refvenv && /tmp/refvenv/bin/pip install pyyaml pydantic"
-        )
-    return None
+    return reference_problem(directory, python, (REFERENCE_SCRIPT,))
 
 
 def versus_reference(tool: list[str], repo: Path, repeat: int, directory: Path,

@@ -48,6 +48,7 @@ from _util import (
     clean_interpreter,
     console_script,
     reference_arguments,
+    reference_problem,
     report,
     run_measured,
     time_command,
@@ -173,22 +174,7 @@ def scaling(tool: list[str], real: bytes, repeat: int, work: Path) -> None:
 
 def _reference_problem(directory: Path, python: str) -> str | None:
     """Why the reference cannot run here, or None."""
-    missing = [name for name in REFERENCE_NEEDS if not (directory / name).is_file()]
-    if missing:
-        return f"{', '.join(missing)} not found in {directory} (give --reference DIR)"
-    utils = INFERENCEX / "utils"
-    if not (utils / "matrix_logic").is_dir():
-        return f"InferenceX's utils/matrix_logic not found under {INFERENCEX}"
-    probe = subprocess.run(
-        [python, "-c", "import yaml, pydantic"], capture_output=True, text=True, check=False
-    )
-    if probe.returncode != 0:
-        last = (probe.stderr.strip().splitlines() or ["(no output)"])[-1]
-        return (
-            f"{python} cannot import PyYAML and pydantic ({last}); give --reference-python, "
-            "e.g. python3 -m venv /tmp/refvenv && /tmp/refvenv/bin/pip install pyyaml pydantic"
-        )
-    return None
+    return reference_problem(directory, python, tuple(REFERENCE_NEEDS))
 
 
 def _interleaved(
