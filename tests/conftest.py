@@ -129,7 +129,11 @@ def make_repo(tmp_path: Path) -> Iterator[object]:
 
 
 def run_cli(
-    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, input: str | None = None
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    input: str | None = None,
+    timeout: float | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run the installed console script in a real subprocess."""
     exe = shutil.which("changelog-tools", path=str(Path(sys.executable).parent))
@@ -142,4 +146,5 @@ def run_cli(
         env={**os.environ, **(env or {})},
         input=input,
         check=False,
+        timeout=timeout,  # a hang guard for tests against misbehaving servers
     )

@@ -5,7 +5,9 @@ request goes out through requests with no token, no GitHub headers and no ``~/.n
 credentials. The artifact was produced by a pull request's code, so its size is not trusted:
 a declared length over the limit is refused before reading, and the body is counted as it is
 read (after any ``Content-Encoding`` is undone), so a server that streams more than the limit,
-or lies about the length, is cut off at the limit.
+or lies about the length, is cut off at the limit. The download as a whole has a deadline
+(:mod:`~changelog_tools.github.exchange`'s watchdog): twice the timeout plus a second per MiB the
+limit allows, so a server that trickles the body cannot hold the tool for ever.
 """
 
 from __future__ import annotations
@@ -32,9 +34,14 @@ def fetch_bounded(url: str, *, what: str, max_bytes: int, timeout: float, user_a
     scheme = urllib.parse.urlsplit(url).scheme
     if scheme not in ("http", "https"):
         raise GitHubError(f"{what} failed: GitHub redirected it to a {scheme or 'relative'} URL")
+    from changelog_tools.github.exchange import Watchdog, WatchedAdapter, exchange_deadline
+
     body = bytearray()
-    with requests.Session() as session:
+    seconds = exchange_deadline(timeout) + max_bytes / 2**20
+    with requests.Session() as session, Watchdog(seconds) as watchdog:
         session.auth = _no_credentials
+        session.mount("http://", WatchedAdapter())
+        session.mount("https://", WatchedAdapter())
         try:
             with session.get(
                 url, stream=True, timeout=timeout, headers={"User-Agent": user_agent}
@@ -57,10 +64,14 @@ def fetch_bounded(url: str, *, what: str, max_bytes: int, timeout: float, user_a
         except requests.RequestException as exc:
             from changelog_tools.github.retry import failure_kind, timed_out
 
+            if watchdog.fired:
+                raise GitHubError(f"{what} failed: not complete within {seconds:g}s") from None
             why = "timed out" if timed_out(exc) else f"the connection failed ({failure_kind(exc)})"
             raise GitHubError(f"{what} failed: {why}") from None
         except ValueError:
             # not a RequestException: requests lets urllib.parse's ValueError out when the
             # storage server redirects to a malformed URL ("http://[bad", a port over 65535)
             raise GitHubError(f"{what} failed: it was redirected to a malformed URL") from None
+        if watchdog.fired:  # a shut socket can read as a clean end of a body of no stated length
+            raise GitHubError(f"{what} failed: not complete within {seconds:g}s")
     return bytes(body)

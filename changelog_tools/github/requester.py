@@ -33,6 +33,12 @@ from github.Requester import Requester
 
 from changelog_tools import __version__
 from changelog_tools.errors import GitHubError
+from changelog_tools.github.exchange import (
+    AnswerTooLarge,
+    BoundedHTTPConnection,
+    BoundedHTTPSConnection,
+    DeadlineExceeded,
+)
 from changelog_tools.github.failures import (
     AmbiguousWriteError,
     GaveUp,
@@ -136,6 +142,12 @@ class GuardedRequester(Requester):
             # its pages and nothing more.
             lazy=True,
         )
+        # PyGithub picks its connection class per scheme in __init__ and lets the caller choose
+        # it; set on this instance only (injectConnectionClasses would change every Requester
+        # and turn connection reuse off), so every exchange gets a total deadline and a body
+        # limit (see exchange.py).
+        bounded = BoundedHTTPSConnection if split.scheme == "https" else BoundedHTTPConnection
+        setattr(self, "_Requester__connectionClass", bounded)  # noqa: B010 - a mangled name
         self.traffic = traffic
         self._base = base_url.rstrip("/")
         self._origin = (split.scheme, split.hostname, split.port or _default_port(split.scheme))
@@ -279,6 +291,10 @@ class GuardedRequester(Requester):
             yield
         except GitHubError:
             raise
+        except DeadlineExceeded as exc:
+            raise self._deadline_error(verb, url, exc) from None
+        except AnswerTooLarge as exc:
+            raise GitHubError(self._say(verb, url, f"failed: {exc}")) from None
         except GaveUp as exc:
             raise GitHubError(self._say(verb, url, exc.reason), hint=exc.hint) from None
         except GithubException as exc:
@@ -329,6 +345,14 @@ class GuardedRequester(Requester):
         elif status == 403:
             hint = "the token may lack a permission this step needs"
         return cls(self._say(verb, url, f"failed: {detail}"), status=status, hint=hint)
+
+    def _deadline_error(self, verb: str, url: str, exc: DeadlineExceeded) -> GitHubError:
+        what = f"timed out: {exc} (the total deadline, twice `github-timeout`)"
+        if verb != "GET" and not self.traffic.mode.repeatable:
+            return AmbiguousWriteError(
+                self._say(verb, url, f"{what}; the write may or may not have been applied")
+            )
+        return GitHubError(self._say(verb, url, what))
 
     def _connection_error(self, verb: str, url: str, exc: requests.RequestException) -> GitHubError:
         traffic = self.traffic

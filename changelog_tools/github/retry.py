@@ -28,6 +28,7 @@ from github import GithubRetry
 from github.Requester import Requester
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, ProxyError, ResponseError
 
+from changelog_tools.github.exchange import deadline_passed
 from changelog_tools.github.policy import SECONDARY_RATE_LIMIT_WAIT
 from changelog_tools.github.traffic import RateLimit, Traffic
 
@@ -79,8 +80,12 @@ class PolicyRetry(GithubRetry):
             traffic.failed(failure)
             # never for a certificate that does not verify, nor for a write that may have
             # reached GitHub and must not be repeated blindly
-            final = certificate_failure(failure) or not (
-                never_sent(failure) or traffic.mode.repeatable
+            # nor once the exchange's total deadline has passed: a new connection would be
+            # shut at once (exchange.Watchdog), so a retry could only print noise
+            final = (
+                certificate_failure(failure)
+                or deadline_passed()
+                or not (never_sent(failure) or traffic.mode.repeatable)
             )
             pause = None if final else traffic.next_pause(describe_failure(failure))
             if pause is None:

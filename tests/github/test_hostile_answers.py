@@ -69,8 +69,10 @@ def test_an_answer_declaring_a_100_gb_body_is_exit_3_not_a_crash(tmp_path: Path)
         code, out, err = gate(server, tmp_path)
     assert code == 3, err
     assert "Traceback" not in err and out == ""
-    assert err.splitlines()[-1].startswith(
-        f"error: GitHub API GET /repos/{REPO}/commits/{MERGE}/pulls failed while reading the answer"
+    # refused on the declared length, before a byte of the body is read
+    assert err.splitlines()[-1] == (
+        f"error: GitHub API GET /repos/{REPO}/commits/{MERGE}/pulls failed: the answer declares "
+        f"{100 * 2**30} bytes, more than the {32 * 2**20} allowed"
     )
 
 
@@ -241,3 +243,27 @@ def test_an_artifact_within_the_limit_is_read_whole(
     data = json.dumps({"rows": list(range(1000))}).encode()
     artifact = storage_for(serving(_answer("200 OK", {"Content-Length": str(len(data))}, data)))
     assert gh.download_artifact(artifact, max_bytes=LIMIT) == data
+
+
+def test_an_artifact_trickling_for_ever_stops_at_the_download_deadline(
+    make_gh: Callable[..., GitHub], storage_for: Callable[[RawServer], int]
+) -> None:
+    """Each byte arrives well within the read timeout, so only the download's total deadline
+    (twice the timeout plus a second per MiB allowed) ends it."""
+
+    def trickle(head: bytes, conn: socket.socket) -> None:
+        try:
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+            while True:
+                time.sleep(0.1)
+                conn.sendall(b"z")
+        except OSError:
+            return
+
+    artifact = storage_for(RawServer(trickle))
+    gh = make_gh(retries=0, timeout=0.5)
+    with pytest.raises(GitHubError) as info:
+        gh.download_artifact(artifact, max_bytes=LIMIT)
+    assert str(info.value) == (
+        f"downloading artifact {artifact} failed: not complete within {1 + LIMIT / 2**20:g}s"
+    )
