@@ -210,9 +210,9 @@ def printable(text: str) -> str:
         token = os.environ.get(name, "")
         if len(token) >= 8:
             text = re.sub(re.escape(token), "***", text, flags=re.IGNORECASE)
-    # The runner splits its log at CR as well as LF (.NET ReadLine), so a CR starts a line too:
-    # `(?m)^` alone let "name\r::add-mask::x" through (review finding).
-    return re.sub(r"(^|[\r\n])([^\S\r\n]*)::", "\\1\\2\u200b::", text)
+    from changelog_tools.diagnostics import no_commands
+
+    return no_commands(text)
 
 
 def _json_requested(args: list[str]) -> bool:

@@ -6,6 +6,7 @@ logs, docs and suppressions can refer to them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -451,6 +452,22 @@ def _location(d: Diagnostic) -> str:
     return loc
 
 
+# A line that starts with `::`, after blanks: the runner splits its log at CR as well as LF
+# (.NET ReadLine), so a CR starts a line too.
+_COMMAND_LINE = re.compile(r"(^|[\r\n])([^\S\r\n]*)::")
+
+
+def no_commands(text: str) -> str:
+    """``text`` with every line that starts with ``::`` given a zero-width space in front.
+
+    Text output carries strings from elsewhere (a GitHub error body, a file name or title from
+    a pull request). The Actions runner reads any log line that starts with ``::``, after
+    trimming blanks, as a workflow command (``::add-mask::``, ``::stop-commands::``); with a
+    zero-width space in front it is an ordinary line that reads the same.
+    """
+    return _COMMAND_LINE.sub("\\1\\2\u200b::", text)
+
+
 def render_text(report: Report) -> str:
     lines: list[str] = []
     for d in report.sorted():
@@ -460,7 +477,7 @@ def render_text(report: Report) -> str:
             lines.extend(f"    hint: {h}" for h in d.hint.splitlines())
     lines.extend(report.hidden_lines())
     lines.append(report.summary())
-    return "\n".join(lines) + "\n"
+    return no_commands("\n".join(lines) + "\n")
 
 
 def json_text(doc: Mapping[str, Any]) -> str:

@@ -104,13 +104,15 @@ def merge(
     """
     import sys
 
+    from changelog_tools.diagnostics import no_commands
     from changelog_tools.flows.mergeflow import MergeRequest, render_outcome, run_merge
 
+    # check names, titles and GitHub's messages are data: never a workflow command
     def progress(message: str) -> None:
-        click.echo(message, err=True)
+        click.echo(no_commands(message), err=True)
 
     def live(text: str) -> None:
-        click.echo(text, err=True, nl=False)
+        click.echo(no_commands(text), err=True, nl=False)
 
     # A terminal gets a live line while the checks run; a log gets plain lines.
     stderr_is_tty = sys.stderr.isatty()
@@ -132,5 +134,5 @@ def merge(
 
         click.echo(dx.json_text(outcome.to_json()), nl=False)
     else:
-        click.echo(render_outcome(outcome), nl=False)
+        click.echo(no_commands(render_outcome(outcome)), nl=False)
     return int(ExitCode.OK)

@@ -117,7 +117,7 @@ def resolve(
 
     def say(text: str) -> None:
         # The account is data: stdout, unless stdout carries the resolved file.
-        click.echo(text, err=to_stdout)
+        click.echo(dx.no_commands(text), err=to_stdout)
 
     try:
         if file_mode:
@@ -161,7 +161,7 @@ def resolve(
                 fix_near_misses=fix_near_misses,
             )
             sides_json = sides.as_json()
-            click.echo(f"{shown}: {sides.describe()}", err=True)
+            click.echo(dx.no_commands(f"{shown}: {sides.describe()}"), err=True)
     except Refusal as refusal:
         report.extend(refusal.diagnostics)
         if output_format == "text":

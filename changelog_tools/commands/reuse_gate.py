@@ -17,7 +17,9 @@ from changelog_tools.github.reuse import Decision, Event
 
 
 def _progress(message: str) -> None:
-    click.echo(f"reuse-gate: {message}", err=True)
+    from changelog_tools.diagnostics import no_commands
+
+    click.echo(no_commands(f"reuse-gate: {message}"), err=True)
 
 
 def _read_payload(env: Mapping[str, str]) -> dict[str, Any]:

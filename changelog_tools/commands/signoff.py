@@ -16,7 +16,9 @@ from changelog_tools.errors import UsageError
 
 
 def _progress(message: str) -> None:
-    click.echo(f"signoff: {message}", err=True)
+    from changelog_tools.diagnostics import no_commands
+
+    click.echo(no_commands(f"signoff: {message}"), err=True)
 
 
 def _read_event(env: dict[str, str] | os._Environ[str]) -> dict[str, Any]:

@@ -138,7 +138,9 @@ class Traffic:
     def say(self, message: str) -> None:
         """Progress for the user (token redacted), when a log was given."""
         if self._log is not None:
-            self._log(self.redact(message))
+            from changelog_tools.diagnostics import no_commands
+
+            self._log(no_commands(self.redact(message)))
 
     def redact(self, text: str) -> str:
         # Case-insensitively: a server (or a proxy's error page) that echoes the token upper- or
