@@ -18,8 +18,8 @@ from typing import Any
 
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
-from changelog_tools.errors import ChangelogToolsError, GitError
-from changelog_tools.fsutil import atomic_write
+from changelog_tools.errors import ChangelogToolsError, GitError, UsageError
+from changelog_tools.fsutil import atomic_write, locked
 from changelog_tools.gitrepo import (
     GitRepo,
     operation_in_progress,
@@ -258,7 +258,15 @@ def resolve_conflict(
     fix_near_misses: bool = False,
 ) -> tuple[Resolution, Sides]:
     """Resolve the conflicted ``path`` from the index; write it to the work tree (atomically)
-    and stage it with ``add``. Nothing is written when it refuses."""
+    and stage it with ``add``. Nothing is written when it refuses.
+
+    The resolution is built from the index, not from the work-tree file, so a writer that
+    changed the file meanwhile (an entry added by `new` while this ran) would be overwritten
+    silently. The write therefore takes the writers' lock and happens only if the file is
+    still what it was when the resolution began; otherwise nothing is written.
+    """
+    worktree = repo.path / path
+    before = _bytes_or_none(worktree)
     conflict = read_conflict(repo, path, config=config, given=given)
     resolution, _ = resolve_sides(
         repo,
@@ -272,10 +280,23 @@ def resolve_conflict(
         fix_near_misses=fix_near_misses,
     )
     if write:
-        atomic_write(repo.path / path, resolution.data)
+        with locked(worktree) as target:
+            if _bytes_or_none(target) != before:
+                raise UsageError(
+                    f"{path} changed while it was being resolved (another writer); nothing was "
+                    "written: run resolve again"
+                )
+            atomic_write(target, resolution.data)
         if add:
             repo.git("add", "--", path)
     return resolution, conflict.sides
+
+
+def _bytes_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 def _conflict_markers(ancestor: Path, current: Path, other: Path, marker_size: int) -> bytes | None:

@@ -241,6 +241,63 @@ def test_after_a_conflicted_merge_resolve_reads_the_stages_and_canonicalizes(wor
     assert check.returncode == 0, check.stdout
 
 
+def _conflicted(world) -> tuple[Path, bytes]:
+    repo = world(BASE, TWO_PR_COMMITS, MAIN_COMMITS, driver=False)
+    assert run_git(repo, "merge", "--no-edit", "main").returncode == 1
+    return repo, read(repo)
+
+
+def test_resolve_waits_for_the_writers_lock_and_writes_nothing_while_it_is_held(
+    world, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import functools
+
+    from changelog_tools.errors import UsageError
+    from changelog_tools.fsutil import locked
+    from changelog_tools.gitrepo import open_repo
+    from changelog_tools.ledger import mergedriver
+
+    repo, conflicted = _conflicted(world)
+    lock = repo / f"{CHANGELOG}.lock"
+    lock.write_text(f"{os.uname().nodename} {os.getpid()}\n")  # a live writer: this process
+    monkeypatch.setattr(mergedriver, "locked", functools.partial(locked, wait=0.2))
+    with pytest.raises(UsageError, match="another writer holds"):
+        mergedriver.resolve_conflict(open_repo(repo), CHANGELOG, config=_config(repo), pr=77)
+    assert read(repo) == conflicted and unmerged(repo) == [CHANGELOG]
+    lock.unlink()
+    mergedriver.resolve_conflict(open_repo(repo), CHANGELOG, config=_config(repo), pr=77)
+    assert read(repo) == canon(EXPECTED)
+
+
+def test_resolve_does_not_overwrite_a_change_made_while_it_ran(
+    world, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from changelog_tools.errors import UsageError
+    from changelog_tools.gitrepo import open_repo
+    from changelog_tools.ledger import mergedriver
+
+    repo, conflicted = _conflicted(world)
+    original = mergedriver.read_conflict
+
+    def racing(*args: object, **kwargs: object) -> object:
+        found = original(*args, **kwargs)  # type: ignore[arg-type]
+        with (repo / CHANGELOG).open("ab") as handle:  # another writer appends meanwhile
+            handle.write(b"\n- config-keys: [x]\n")
+        return found
+
+    monkeypatch.setattr(mergedriver, "read_conflict", racing)
+    with pytest.raises(UsageError, match="changed while it was being resolved"):
+        mergedriver.resolve_conflict(open_repo(repo), CHANGELOG, config=_config(repo), pr=77)
+    assert read(repo) == conflicted + b"\n- config-keys: [x]\n"  # the other writer's bytes kept
+    assert not (repo / f"{CHANGELOG}.lock").exists()
+
+
+def _config(repo: Path):  # type: ignore[no-untyped-def]
+    from changelog_tools.config import load_config
+
+    return load_config(start=repo)
+
+
 def test_after_a_conflicted_rebase_resolve_knows_theirs_is_the_pr(world) -> None:
     repo = world(BASE, [{CHANGELOG: ledger(BASE, PR_1)}], MAIN_COMMITS, driver=False)
     assert run_git(repo, "rebase", "main").returncode == 1
