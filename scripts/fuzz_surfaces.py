@@ -20,7 +20,10 @@ Surfaces, each fed ``--inputs`` generated inputs (deterministic for a seed):
 * ``http``: the GitHub adapter's calls answered by a local hostile server: fields of the wrong
   type or missing, huge numbers, JSON nested 100,000 deep, HTML and truncated bodies, a 100 GB
   declared length, redirects to malformed or foreign URLs, foreign next-page links, rate limits
-  that reset in the far future.
+  that reset in the far future; and, from a socket-level server, answers no HTTP library
+  produces: headers dripped a line at a time, ``100 Continue`` without end, a body that never
+  ends or trickles, garbage bytes, a connection cut mid-header, "202, ask again" for ever (these
+  run with a 0.5 s timeout, so the total deadline of one exchange is 1 s).
 
 An input fails when it raises anything but the tool's own errors (which the CLI maps to exit
 codes 1-4) or runs past ``--timeout`` seconds. Counts per surface are printed; the exit status is
@@ -400,12 +403,130 @@ def http_case(rng: random.Random) -> Callable[[], object]:
     return run
 
 
+class _WireServer:
+    """A socket-level server: each connection gets the behaviour set for the current case."""
+
+    BEHAVIOURS = (
+        "drip-headers", "continue-flood", "endless-body", "trickle-body", "garbage",
+        "cut-mid-header", "huge-header", "accepted-forever",
+    )  # fmt: skip
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.behaviour = "garbage"
+        self.seed = 0
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.base = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import threading
+
+        while True:
+            conn, _ = self.sock.accept()
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: object) -> None:
+        import socket
+
+        assert isinstance(conn, socket.socket)
+        rng = random.Random(self.seed)
+        with conn:
+            try:
+                conn.settimeout(30)
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    data = conn.recv(65536)
+                    if not data:
+                        return
+                    head += data
+                self._misbehave(conn, rng)
+            except OSError:
+                return  # the client hung up: what the bounds are for
+
+    def _misbehave(self, conn: object, rng: random.Random) -> None:
+        import socket
+
+        assert isinstance(conn, socket.socket)
+        ok = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        kind = self.behaviour
+        if kind == "drip-headers":
+            conn.sendall(ok)
+            while True:
+                time.sleep(0.05)
+                conn.sendall(b"X-Drip: %d\r\n" % rng.randint(0, 9))
+        elif kind == "continue-flood":
+            while True:
+                conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+                time.sleep(0.005)
+        elif kind == "endless-body":
+            conn.sendall(ok + b"Transfer-Encoding: chunked\r\n\r\n")
+            chunk = b"%x\r\n%s\r\n" % (1 << 20, b" " * (1 << 20))
+            while True:
+                conn.sendall(chunk)
+        elif kind == "trickle-body":
+            conn.sendall(ok + b"Content-Length: 1000000\r\n\r\n[")
+            while True:
+                time.sleep(0.05)
+                conn.sendall(b" ")
+        elif kind == "garbage":
+            conn.sendall(rng.randbytes(rng.randint(1, 4096)))
+        elif kind == "cut-mid-header":
+            conn.sendall(ok[: rng.randint(1, len(ok))])
+        elif kind == "huge-header":
+            conn.sendall(ok + b"X-Big: " + b"a" * rng.choice([70_000, 1_000_000]) + b"\r\n\r\n")
+        else:  # accepted-forever: a well-formed "202, ask again" on every request
+            while True:
+                conn.sendall(b"HTTP/1.1 202 Accepted\r\nContent-Length: 2\r\n\r\n{}")
+                more = conn.recv(65536)
+                if not more:
+                    return
+
+
+_WIRE: _WireServer | None = None
+
+
+def wire_case(rng: random.Random) -> Callable[[], object]:
+    from changelog_tools.config import defaults
+    from changelog_tools.github.adapter import make_github
+    from changelog_tools.github.policy import RetryPolicy
+
+    global _WIRE
+    if _WIRE is None:
+        _WIRE = _WireServer()
+    server = _WIRE
+    behaviour = rng.choice(_WireServer.BEHAVIOURS)
+    seed = rng.randrange(2**32)
+    env = {"GH_TOKEN": "fuzz-token-0123456789", "GITHUB_API_URL": server.base,
+           "GITHUB_REPOSITORY": "o/r"}  # fmt: skip
+    call = rng.choice(["get_pull", "list_issue_comments", "create_issue_comment"])
+    policy = RetryPolicy(retries=rng.randint(0, 2), backoff=0.0, timeout=0.5)
+
+    def run() -> object:
+        server.behaviour, server.seed = behaviour, seed
+        gh = make_github(
+            defaults(Path(tempfile.gettempdir())), env=env, policy=policy, sleep=lambda _s: None
+        )
+        if call == "create_issue_comment":
+            return gh.create_issue_comment(7, "body")
+        return getattr(gh, call)(7)
+
+    return run
+
+
+def any_http_case(rng: random.Random) -> Callable[[], object]:
+    """Mostly hostile JSON from a well-behaved server, a third of the time a hostile wire."""
+    return wire_case(rng) if rng.random() < 1 / 3 else http_case(rng)
+
+
 SURFACES: dict[str, Callable[[random.Random], Callable[[], object]]] = {
     "lint": lint_case,
     "signoff": signoff_case,
     "codeowners": codeowners_case,
     "config": config_case,
-    "http": http_case,
+    "http": any_http_case,
 }
 
 
