@@ -144,7 +144,8 @@ OPTIONS: tuple[Option, ...] = (
         "github-timeout",
         30,
         {"type": "integer", "minimum": 1, "maximum": 3600},
-        "Whole seconds one GitHub API request may take (connect and each read).",
+        "Whole seconds for the connect and for each read of one GitHub API request; the "
+        "exchange as a whole (headers and body) gets twice this.",
     ),
     Option(
         "github-write-interval",
