@@ -303,6 +303,20 @@ class GitRepo:
         except GitError:
             return None
 
+    def user_commit(self, ref: str) -> str:
+        """The commit a revision the user typed (``--base-ref``, ``--ref``) names.
+
+        A revision that does not exist here is the command line's fault, not git's: a usage
+        error (exit 2) with one wording everywhere and a hint, never retried.
+        """
+        sha = self.try_rev_parse(ref)
+        if sha is None:
+            raise UsageError(
+                f"unknown revision {ref!r} in {self.path}",
+                hint="fetch it first (CI checkouts need `fetch-depth: 0`), or check the spelling",
+            )
+        return sha
+
     def read_blob(self, ref: str, path: str) -> bytes | None:
         """Exact bytes of ``path`` at ``ref``; None when the path does not exist there."""
         root = self._root(ref)

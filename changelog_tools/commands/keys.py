@@ -51,11 +51,7 @@ def keys(
         from changelog_tools import gitrepo
 
         repo = gitrepo.open_repo(config.root)
-        sha = repo.try_rev_parse(ref)
-        if sha is None:
-            from changelog_tools.errors import GitError
-
-            raise GitError(f"unknown revision {ref!r} in {repo.path}")
+        sha = repo.user_commit(ref)
         start = None if master_configs else config.root
         names = [gitrepo.repo_relative(repo, p, start=start) for p in paths]
         sources = {name: repo.read_blob(sha, name) for name in names}

@@ -25,7 +25,7 @@ def read_pull(
             "clean tree keeps what you run and what you merge the same)",
         )
     say("preflight", f"reading PR #{n}")
-    pull = github.get_pull(n)
+    pull = github.user_pull(n)
     if pull.merged:
         return None
     check_eligible(pull, config)

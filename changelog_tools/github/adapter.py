@@ -142,6 +142,21 @@ class GitHub(ReviewingEndpoints):
             self._repo_path(f"/pulls/{number}"), lambda: convert.pull(node.complete())
         )
 
+    def user_pull(self, number: int) -> PullRequest:
+        """The pull request a user named (``merge 1234``): a number that does not exist is the
+        command line's mistake, a usage error (exit 2), not GitHub failing."""
+        from changelog_tools.errors import UsageError
+        from changelog_tools.github.failures import NotFoundError
+
+        try:
+            return self.get_pull(number)
+        except NotFoundError:
+            raise UsageError(
+                f"pull request #{number} not found in {self.repository}",
+                hint="check the number and the repository (`repository` option, "
+                "GITHUB_REPOSITORY); a token that cannot see the repository gets the same answer",
+            ) from None
+
     def list_pulls(
         self, *, state: str = "open", base: str | None = None, head: str | None = None
     ) -> tuple[PullRequest, ...]:

@@ -52,6 +52,7 @@ from changelog_tools.github.retry import (
     describe_failure,
     failure_kind,
     never_sent,
+    unresolvable,
 )
 from changelog_tools.github.traffic import Traffic
 
@@ -367,6 +368,11 @@ class GuardedRequester(Requester):
                 hint="trust the CA that signed it: REQUESTS_CA_BUNDLE=/path/to/ca-bundle.pem",
             )
         failure = traffic.failure
+        if failure is not None and unresolvable(failure):
+            return GitHubError(
+                self._say(verb, url, describe_failure(failure)),
+                hint="check the API URL (`github-api-url`, GITHUB_API_URL) and this machine's DNS",
+            )
         if failure is None:  # no attempt failed: the answer came, its body did not
             what = "while reading the answer" if traffic.answers else "before sending"
             return GitHubError(self._say(verb, url, f"failed {what} ({failure_kind(exc)})"))

@@ -21,6 +21,7 @@ this is also where requests are counted.
 from __future__ import annotations
 
 import json
+import socket
 import ssl
 from typing import TYPE_CHECKING, Any, Self
 
@@ -84,6 +85,7 @@ class PolicyRetry(GithubRetry):
             # shut at once (exchange.Watchdog), so a retry could only print noise
             final = (
                 certificate_failure(failure)
+                or unresolvable(failure)
                 or deadline_passed()
                 or not (never_sent(failure) or traffic.mode.repeatable)
             )
@@ -190,6 +192,15 @@ def certificate_failure(error: BaseException) -> bool:
     )
 
 
+def unresolvable(error: BaseException) -> bool:
+    """The API's host name does not resolve: a typo in `github-api-url` or no DNS here, which
+    waiting out the retries (15 s with the defaults) would not fix."""
+    return any(
+        isinstance(e, socket.gaierror) or type(e).__name__ == "NameResolutionError"
+        for e in _causes(error)
+    )
+
+
 def never_sent(error: BaseException) -> bool:
     """True when the connection was never made, so the request cannot have reached GitHub."""
     if isinstance(error, ProxyError) and error.original_error is not None:
@@ -208,5 +219,10 @@ def timed_out(error: BaseException) -> bool:
 
 
 def describe_failure(error: BaseException) -> str:
-    """``timed out`` or ``could not connect (KIND)``, as messages say it."""
-    return "timed out" if timed_out(error) else f"could not connect ({failure_kind(error)})"
+    """``timed out``, ``could not resolve the host name`` or ``could not connect (KIND)``, as
+    messages say it."""
+    if timed_out(error):
+        return "timed out"
+    if unresolvable(error):
+        return "could not resolve the host name (not retried)"
+    return f"could not connect ({failure_kind(error)})"

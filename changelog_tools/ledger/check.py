@@ -716,10 +716,7 @@ def _commit(repo: Any, ref: str) -> str:
             hint="commit the changelog first, or compare two files with --base-file/--head-file",
         )
     if sha is None:
-        raise GitError(
-            f"unknown revision {ref!r} in {repo.path}",
-            hint="fetch it first (CI checkouts need `fetch-depth: 0`), or check the spelling",
-        )
+        return str(repo.user_commit(ref))  # the one wording: a usage error with a hint
     return sha
 
 

@@ -7,7 +7,6 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 
 from changelog_tools.config import OPTIONS, Config
-from changelog_tools.errors import GitError
 from changelog_tools.gitrepo import GitRepo
 from changelog_tools.lint.engine import LintRequest, LintResult, run_lint
 from changelog_tools.lint.tree import GitTree
@@ -20,13 +19,7 @@ class GitLint:
 
 
 def _commit(repo: GitRepo, ref: str) -> str:
-    sha = repo.try_rev_parse(ref)
-    if sha is None:
-        raise GitError(
-            f"unknown revision {ref!r}",
-            hint="fetch it first (CI checkouts need `fetch-depth: 0`), or check the spelling",
-        )
-    return sha
+    return repo.user_commit(ref)
 
 
 # Options that decide what a finding may get away with: read at the base, so a pull request

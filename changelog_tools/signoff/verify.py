@@ -960,7 +960,7 @@ def run_verify(
         skip = comment_skip(gh, event_name, event, reuse_command=config.reuse_command)
         if skip is not None:
             return Outcome(skip=skip)
-    pr = gh.get_pull(pr_number)
+    pr = gh.user_pull(pr_number)
     skip = pull_skip(pr)
     if skip is not None:
         return Outcome(skip=skip)

@@ -175,3 +175,46 @@ def test_the_token_is_redacted_from_messages_in_any_case_spelling(tmp_path: Path
     assert proc.returncode == 2
     assert token.lower() not in proc.stderr.lower()
     assert "a-***-b-***.yaml" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("check", "--base-ref", "no-such-ref"),
+        ("lint", "--base-ref", "no-such-ref"),
+        ("keys", "--ref", "no-such-ref"),
+    ],
+)
+def test_an_unknown_revision_is_a_usage_error_with_one_wording(
+    tmp_path: Path, argv: tuple[str, ...]
+) -> None:
+    import shutil
+
+    root = tmp_path / "bench"
+    shutil.copytree(Path(changelog_tools.__file__).parent / "examples" / "inferencex-mini", root)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "i")
+    proc = run_cli(*argv, cwd=root)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.splitlines()
+    assert lines[-2].startswith("error: unknown revision 'no-such-ref' in "), proc.stderr
+    assert lines[-1] == (
+        "hint: fetch it first (CI checkouts need `fetch-depth: 0`), or check the spelling"
+    )
+
+
+def test_an_api_host_that_does_not_resolve_fails_at_once_not_after_the_retries(
+    tmp_path: Path,
+) -> None:
+    env = {
+        "GH_TOKEN": "t0ken-for-a-test",
+        "GITHUB_API_URL": "http://no-such-host.invalid/api/v3",
+        "GITHUB_REPOSITORY": "o/r",
+        "GITHUB_ACTIONS": "",
+    }
+    args = ["--event-name", "push", "--ref", "refs/heads/main", "--commit-sha", "b" * 40]
+    proc = run_cli("reuse-gate", *args, cwd=tmp_path, env=env)
+    assert proc.returncode == 3, proc.stderr
+    assert "could not resolve the host name (not retried)" in proc.stderr
+    assert "retry 1/" not in proc.stderr  # no progress line of a retry: nothing was retried

@@ -191,6 +191,18 @@ def test_an_ineligible_pr_exits_1_before_anything_changes(
     assert_clean_clone(w)
 
 
+def test_a_pull_request_that_does_not_exist_is_a_usage_error(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    w = world
+    repo = w.fake.repository
+    assert merge("99") == 2
+    err = capsys.readouterr().err
+    assert f"error: pull request #99 not found in {repo}" in err and "HTTP 404" not in err
+    assert writes(w) == []
+    assert_clean_clone(w)
+
+
 def test_no_eligible_sweep_run_exits_1_and_says_how_to_pin_one(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -133,9 +133,9 @@ def test_a_missing_changelog_at_the_head_is_a_usage_error(repo: Path) -> None:
     assert "nope.yaml does not exist at HEAD" in proc.stderr
 
 
-def test_an_unknown_revision_exits_3(repo: Path) -> None:
+def test_an_unknown_revision_is_a_usage_error(repo: Path) -> None:
     proc = run_cli("check", "--head-ref", "no-such-branch", cwd=repo)
-    assert proc.returncode == 3
+    assert proc.returncode == 2
     assert "unknown revision 'no-such-branch'" in proc.stderr
     assert "Traceback" not in proc.stderr
 

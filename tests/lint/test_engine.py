@@ -106,12 +106,12 @@ def test_github_format_annotates_at_the_line(tmp_path: Path) -> None:
     assert proc.stdout.startswith(f"::error file={MTP},line=4,title=CL710::")
 
 
-def test_usage_and_git_failures_exit_2_and_3(tmp_path: Path) -> None:
+def test_a_bad_date_and_an_unknown_revision_are_usage_errors(tmp_path: Path) -> None:
     root = make_world(tmp_path / "r")
     bad_date = run_cli("lint", "--now", "yesterday", cwd=root)
     assert bad_date.returncode == 2 and "is not a date" in bad_date.stderr
     bad_ref = run_cli("lint", "--base-ref", "nope", cwd=root)
-    assert bad_ref.returncode == 3 and "unknown revision 'nope'" in bad_ref.stderr
+    assert bad_ref.returncode == 2 and "unknown revision 'nope'" in bad_ref.stderr
     assert "Traceback" not in bad_ref.stderr
 
 

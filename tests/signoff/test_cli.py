@@ -187,6 +187,19 @@ def test_verify_from_the_installed_cli_in_a_workflow_environment(
     )
 
 
+def test_verify_of_a_pull_request_that_does_not_exist_is_a_usage_error(
+    served: tuple[World, str, str], tmp_path: Path
+) -> None:
+    world, base_url, _ = served
+    event = tmp_path / "event.json"
+    event.write_text("{}")
+    env = workflow_env(base_url, event, "workflow_dispatch")
+    proc = run_cli("signoff", "verify", "--pr", "99", cwd=world.trusted, env=env)
+    assert proc.returncode == 2, proc.stderr
+    assert f"error: pull request #99 not found in {REPO}" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_a_plain_issue_comment_is_skipped_with_no_request(
     served: tuple[World, str, str], tmp_path: Path
 ) -> None:
