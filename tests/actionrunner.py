@@ -69,8 +69,12 @@ def run_step(
     context: Mapping[str, Any],
     env: Mapping[str, str],
     install: bool = False,
+    runner_temp: Path | None = None,
 ) -> StepResult:
-    """Run ``step`` (a step that uses this repository's action) in ``cwd``."""
+    """Run ``step`` (a step that uses this repository's action) in ``cwd``.
+
+    ``runner_temp`` is the job's RUNNER_TEMP, shared by the steps of one job (a fresh one per
+    step when not given)."""
     if step.get("uses") not in SELF_REFERENCES:
         raise ValueError(f"step {step.get('name')!r} does not use this repository's action")
     action = yamlload.load(ACTION.read_text()).value
@@ -88,7 +92,7 @@ def run_step(
     steps_ctx: dict[str, Any] = {}
     stdout = stderr = ""
     with tempfile.TemporaryDirectory() as scratch:
-        runner_temp = Path(scratch)
+        runner_temp = runner_temp or Path(scratch)
         for inner in action["runs"]["steps"]:
             if "uses" in inner:
                 continue  # setup-python: the test's own Python stands in
@@ -135,7 +139,15 @@ def main(argv: list[str]) -> int:
             node = node.setdefault(part, {})
         node[leaf] = value
     step = find_step(load_steps(Path(workflow), job), name)
-    result = run_step(step, cwd=Path.cwd(), context=context, env=dict(os.environ), install=True)
+    temp = os.environ.get("RUNNER_TEMP")
+    result = run_step(
+        step,
+        cwd=Path.cwd(),
+        context=context,
+        env=dict(os.environ),
+        install=True,
+        runner_temp=Path(temp) if temp else None,
+    )
     sys.stdout.write(result.stdout)
     sys.stderr.write(result.stderr)
     return result.returncode

@@ -97,3 +97,34 @@ def test_args_are_split_on_whitespace_and_never_globbed(tmp_path: Path) -> None:
 def test_an_input_the_action_does_not_declare_is_an_error() -> None:
     with pytest.raises(ValueError, match="not declared"):
         run_step(_step(command="check", formatx="json"), cwd=Path("."), context={}, env={})
+
+
+def test_a_later_step_of_the_same_job_reuses_the_installed_tool(tmp_path: Path) -> None:
+    """RUNNER_TEMP lives as long as the job; the venv a first step installed there with the same
+    version is reused (the real install, twice in one job, runs in .ci/run)."""
+    import shutil
+    import sys
+
+    from tests.actionrunner import ROOT
+
+    repo = _throwaway(tmp_path)
+    job_temp = tmp_path / "runner-temp"
+    venv_bin = job_temp / "changelog-tools-venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    real = shutil.which("changelog-tools", path=str(Path(sys.executable).parent))
+    assert real
+    tool = venv_bin / "changelog-tools"
+    tool.write_text(f'#!/bin/sh\nexec "{real}" "$@"\n')
+    tool.chmod(0o755)
+    (job_temp / "changelog-tools-venv" / "changelog-tools-spec").write_text(str(ROOT))
+    result = run_step(
+        _step(command="validate", args="perf-changelog.yaml"),
+        cwd=repo,
+        context={},
+        env=dict(os.environ),
+        install=True,
+        runner_temp=job_temp,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "changelog-tools: already installed in this job" in result.stderr
+    assert not (venv_bin / "python").exists()  # no venv was created, no pip ran

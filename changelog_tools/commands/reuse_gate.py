@@ -164,6 +164,15 @@ def gate(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Step summary file  [default: $GITHUB_STEP_SUMMARY]",
 )
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["json", "text", "github"]),
+    default="json",
+    show_default=True,
+    help="How the decision is printed on stdout: json, one object of the outputs; text, one "
+    "`name: value` line each; github, a workflow annotation with the reason.",
+)
 @config_option
 def reuse_gate(
     event_name: str | None,
@@ -177,6 +186,7 @@ def reuse_gate(
     checkout: Path,
     github_output: Path | None,
     step_summary: Path | None,
+    output_format: str,
     config: Config,
 ) -> int:
     """Decide whether CI may reuse a pull request's finished sweep instead of sweeping again.
@@ -195,7 +205,8 @@ def reuse_gate(
       changelog entries after that run (drift guard; needs a clone with full history).
 
     \b
-    Outputs (to $GITHUB_OUTPUT, and as one JSON object on stdout): reuse-enabled,
+    Outputs (to $GITHUB_OUTPUT, and on stdout as --format says: one JSON object by default):
+    reuse-enabled,
     skip-pr-sweep, reuse-source-run-id, reuse-source-run-attempt, reuse-source-run-url,
     reuse-source-pr-number, reuse-source-head-sha, reuse-reason. A Markdown summary with the
     source run's link goes to $GITHUB_STEP_SUMMARY.
@@ -248,10 +259,23 @@ def reuse_gate(
     if decision.refused and env.get("GITHUB_ACTIONS") == "true":
         click.echo(f"::warning title=reuse refused::{_escape(decision.reason)}", err=True)
     _progress(decision.reason)
+    click.echo(render_outputs(outputs, decision, output_format), nl=False)
+    return 0
+
+
+def render_outputs(outputs: Mapping[str, str], decision: Decision, output_format: str) -> str:
+    """The decision on stdout: the step outputs as JSON or text, or one annotation."""
+    if output_format == "text":
+        from changelog_tools.diagnostics import no_commands
+
+        return no_commands("".join(f"{name}: {value}\n" for name, value in outputs.items()))
+    if output_format == "github":
+        level = "warning" if decision.refused else "notice"
+        title = "reuse refused" if decision.refused else "reuse decision"
+        return f"::{level} title={title}::{_escape(decision.reason)}\n"
     from changelog_tools.jsontext import json_text
 
-    click.echo(json_text(outputs), nl=False)
-    return 0
+    return json_text(outputs)
 
 
 def _write(writer: Callable[[Path, Any], None], path: Path, data: Any, what: str) -> None:

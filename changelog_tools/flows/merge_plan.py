@@ -79,10 +79,10 @@ class Plan:
         return {
             "pr": self.pr,
             "title": self.title,
-            "head_branch": self.head_branch,
-            "start_head": self.start_head,
-            "main_sha": self.main_sha,
-            "merge_main": {
+            "head-branch": self.head_branch,
+            "start-head": self.start_head,
+            "main-sha": self.main_sha,
+            "merge-main": {
                 "merged": self.merged_main,
                 "conflicted": list(self.conflicted),
                 "resolution": None
@@ -93,24 +93,24 @@ class Plan:
             "commit": self.commit_kind,
             "candidate": self.candidate,
             "push": self.push_needed,
-            "source_run": {
+            "source-run": {
                 "id": self.source.id,
                 "attempt": self.source.attempt,
                 "url": self.source.url,
-                "head_sha": self.source.head_sha,
+                "head-sha": self.source.head_sha,
                 "latest": self.source.latest,
             },
             "authorization": None
             if self.authorization is None
             else {
-                "comment_id": self.authorization.comment_id,
-                "run_id": self.authorization.run_id,
+                "comment-id": self.authorization.comment_id,
+                "run-id": self.authorization.run_id,
                 "author": self.authorization.author,
                 "url": self.authorization.url,
             },
-            "authorize_comment": self.authorize_body,
-            "squash_title": self.squash_title,
-            "squash_message": self.squash_message,
+            "authorize-comment": self.authorize_body,
+            "squash-title": self.squash_title,
+            "squash-message": self.squash_message,
         }
 
 
@@ -124,10 +124,10 @@ class Outcome:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "dry_run": self.dry_run,
+            "dry-run": self.dry_run,
             "merged": self.merged,
-            "already_merged": self.already_merged,
-            "merge_commit": self.merge_commit,
+            "already-merged": self.already_merged,
+            "merge-commit": self.merge_commit,
             "plan": None if self.plan is None else self.plan.to_json(),
         }
 

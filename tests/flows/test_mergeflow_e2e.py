@@ -341,14 +341,25 @@ def test_dry_run_leaves_the_fake_and_the_origin_byte_identical(
 
     assert json.dumps(w.fake.snapshot(), sort_keys=True) == state
     assert w.origin_refs() == refs and writes(w) == []
-    plan = json.loads(capsys.readouterr().out)["plan"]
-    assert plan["merge_main"]["conflicted"] == [CHANGELOG]
-    assert plan["merge_main"]["resolution"]["kept"] == 1
+    doc = json.loads(capsys.readouterr().out)
+    plan = doc["plan"]
+
+    def keys(node: object) -> set[str]:
+        if isinstance(node, dict):
+            return set(node).union(*(keys(v) for v in node.values()))
+        if isinstance(node, list):
+            return set().union(*(keys(v) for v in node))
+        return set()
+
+    assert {k for k in keys(doc) if "_" in k} == set()  # kebab-case, as every JSON document
+    assert doc["dry-run"] is True and doc["already-merged"] is False
+    assert plan["merge-main"]["conflicted"] == [CHANGELOG]
+    assert plan["merge-main"]["resolution"]["kept"] == 1
     assert [s["new"] for s in plan["substitutions"]] == [f"{LINK}1"]
-    assert plan["authorize_comment"] == "/reuse-sweep-run"
-    assert plan["source_run"]["id"] in w.fake.runs
-    assert plan["squash_title"] == "Tune llama TP sizes (#1)"
-    assert "skip" not in plan["squash_message"].lower()
+    assert plan["authorize-comment"] == "/reuse-sweep-run"
+    assert plan["source-run"]["id"] in w.fake.runs
+    assert plan["squash-title"] == "Tune llama TP sizes (#1)"
+    assert "skip" not in plan["squash-message"].lower()
     assert_clean_clone(w)
 
 

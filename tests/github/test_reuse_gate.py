@@ -655,6 +655,29 @@ def test_the_command_in_a_pull_request_workflow_needs_no_flags(
     assert TOKEN not in proc.stdout + proc.stderr
 
 
+@pytest.mark.parametrize("output_format", ["text", "github"])
+def test_the_decision_is_printed_in_the_format_asked_for(
+    fake: FakeGitHub, tmp_path: Path, output_format: str
+) -> None:
+    """The action passes its `format:` input to every command; reuse-gate takes it too."""
+    authorize(fake)
+    env = _workflow_env(fake, tmp_path, "pull_request", {
+        "action": "synchronize", "number": 7, "pull_request": {"number": 7},
+    })  # fmt: skip
+    env["GITHUB_SHA"] = sha_of("test-merge")
+    env["GITHUB_REF"] = "refs/pull/7/merge"
+    _quiet_config(tmp_path)
+    proc = run_cli("reuse-gate", "--format", output_format, cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stderr
+    outputs = read_step_outputs((tmp_path / "output").read_text())
+    assert outputs["skip-pr-sweep"] == "true"  # the step outputs do not depend on --format
+    if output_format == "text":
+        assert proc.stdout == "".join(f"{k}: {v}\n" for k, v in outputs.items())
+    else:
+        assert proc.stdout.startswith("::notice title=reuse decision::")
+        assert proc.stdout.count("\n") == 1 and outputs["reuse-reason"][:20] in proc.stdout
+
+
 def test_the_command_fails_closed_with_exit_3_and_writes_no_outputs(
     fake: FakeGitHub, tmp_path: Path
 ) -> None:
