@@ -517,10 +517,31 @@ def _escape_property(value: str) -> str:
     return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
+def _from_repository_root(path: str) -> str:
+    """``path`` as GitHub places an annotation: relative to the repository's top directory.
+
+    A report names files as the user gave them (``../configs/a.yaml`` from a subdirectory); an
+    annotation with such a path is attached to no file. Paths that name no file (``<stdin>``)
+    and files outside any repository are left as they are.
+    """
+    import os
+    from pathlib import Path
+
+    here = Path(os.getcwd())
+    target = Path(path) if os.path.isabs(path) else here / path
+    if not target.exists():
+        return path
+    target = target.resolve()
+    for top in (target.parent, *target.parent.parents):
+        if (top / ".git").exists():
+            return target.relative_to(top).as_posix()
+    return path
+
+
 def render_github(report: Report) -> str:
     lines: list[str] = []
     for d in report.sorted():
-        props = [f"file={_escape_property(d.path)}"]
+        props = [f"file={_escape_property(_from_repository_root(d.path))}"]
         if d.line is not None:
             props.append(f"line={d.line}")
         if d.column is not None:

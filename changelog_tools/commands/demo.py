@@ -36,7 +36,15 @@ from changelog_tools.errors import ExitCode, UsageError
     default=None,
     help="With --serve: listen on this port (default: the sandbox's own).",
 )
-def demo(keep: bool, workdir: Path | None, serve_dir: Path | None, port: int | None) -> int:
+@click.option(
+    "--example-path",
+    is_flag=True,
+    help="Print where the bundled example repository (inferencex-mini) is installed, and exit: "
+    "copy it to try the commands on a repository of your own.",
+)
+def demo(
+    keep: bool, workdir: Path | None, serve_dir: Path | None, port: int | None, example_path: bool
+) -> int:
     """Show the whole flow on a throwaway repository, with the real commands.
 
     Builds a git repository from the bundled example (inferencex-mini) in a temporary
@@ -59,7 +67,15 @@ def demo(keep: bool, workdir: Path | None, serve_dir: Path | None, port: int | N
       changelog-tools demo
       changelog-tools demo --keep
       changelog-tools demo --serve /tmp/changelog-tools-demo-abc123
+      cp -r "$(changelog-tools demo --example-path)" my-bench   # the example, to try by hand
     """
+    if example_path:
+        if keep or workdir is not None or serve_dir is not None or port is not None:
+            raise UsageError("--example-path takes no other option")
+        from changelog_tools.flows.demo import EXAMPLE  # inside the package: a wheel has it too
+
+        click.echo(str(EXAMPLE))
+        return int(ExitCode.OK)
     if serve_dir is not None:
         if keep or workdir is not None:
             raise UsageError("--serve runs a kept sandbox; it takes no --keep or --workdir")

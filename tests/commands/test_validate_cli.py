@@ -11,7 +11,7 @@ import pytest
 
 from changelog_tools import cli
 from changelog_tools.testing import synth
-from tests.conftest import REPO_ROOT, inferencex_file, run_cli
+from tests.conftest import REPO_ROOT, git, inferencex_file, run_cli
 
 EXAMPLE = REPO_ROOT / "examples" / "inferencex-mini"
 BAD = (
@@ -197,3 +197,17 @@ def test_a_duplicate_key_does_not_hide_the_file_s_other_problems(tmp_path: Path)
     assert proc.returncode == 1
     found = sorted((d["code"], d["line"]) for d in json.loads(proc.stdout)["diagnostics"])
     assert found == [("CL011", 5), ("CL030", 5), ("CL050", 7), ("CL052", 5)]
+
+
+def test_format_github_places_annotations_by_repository_relative_path(tmp_path: Path) -> None:
+    """Run from a subdirectory with a `../` path: GitHub attaches an annotation only to a path
+    relative to the repository's top."""
+    repo = tmp_path / "bench"
+    (repo / "configs").mkdir(parents=True)
+    (repo / "sub").mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "configs" / "bad.yaml").write_text("- config-keys: [x]\n")
+    proc = run_cli("validate", "--format", "github", "../configs/bad.yaml", cwd=repo / "sub")
+    assert proc.returncode == 1
+    annotations = [ln for ln in proc.stdout.splitlines() if ln.startswith("::error ")]
+    assert annotations and all("file=configs/bad.yaml," in ln for ln in annotations)

@@ -162,3 +162,13 @@ def test_serve_refuses_a_directory_that_is_not_a_kept_sandbox(tmp_path: Path) ->
     assert proc.returncode == 1
     assert f"error: {tmp_path}: not a sandbox kept by `changelog-tools demo --keep`" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_example_path_prints_the_bundled_example_from_the_installed_package() -> None:
+    proc = run_cli("demo", "--example-path")
+    assert proc.returncode == 0, proc.stderr
+    where = Path(proc.stdout.strip())
+    assert (where / ".changelog-tools.yaml").is_file() and (where / "perf-changelog.yaml").is_file()
+    assert where.parts[-2:] == ("examples", "inferencex-mini")
+    refused = run_cli("demo", "--example-path", "--keep")
+    assert refused.returncode == 2 and "--example-path takes no other option" in refused.stderr
