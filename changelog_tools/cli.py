@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reuse-gate": ("changelog_tools.commands.reuse_gate", "reuse_gate"),
     "signoff": ("changelog_tools.commands.signoff", "signoff"),
     "canonicalize": ("changelog_tools.commands.canonicalize", "canonicalize"),
+    "fix": ("changelog_tools.commands.fix", "fix"),
     "resolve": ("changelog_tools.commands.resolve", "resolve"),
     "merge-driver": ("changelog_tools.commands.merge_driver", "merge_driver"),
     "install-merge-driver": ("changelog_tools.commands.merge_driver", "install_merge_driver"),
@@ -61,6 +62,8 @@ SUMMARIES: dict[str, str] = {
     "sweeping again.",
     "canonicalize": "Replace placeholder pr-links in the entries this change appended with PR "
     "N's link.",
+    "fix": "Repair every mechanical problem `check` finds in the changelog, keeping every other "
+    "byte.",
     "resolve": "Resolve a conflict in the changelog: main's bytes, then the PR's new entries.",
     "merge-driver": "git merge driver for the changelog: `merge-driver %O %A %B %P` (git runs it).",
     "install-merge-driver": "Install the changelog merge driver in this repository (idempotent).",
@@ -76,6 +79,7 @@ HELP: dict[str, tuple[str, str]] = {
     ),
     "validate": ("Authors", "changelog-tools validate perf-changelog.yaml"),
     "keys": ("Authors", "changelog-tools keys 'dsr1-fp4-*'"),
+    "fix": ("Authors", "changelog-tools fix --dry-run --diff"),
     "lint": ("Authors", "changelog-tools lint"),
     "check": ("CI", "changelog-tools check --pr 2650 --format github"),
     "reuse-gate": ("CI", "changelog-tools reuse-gate"),

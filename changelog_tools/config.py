@@ -111,6 +111,37 @@ OPTIONS: tuple[Option, ...] = (
         "(`check` CL108). `error`, as InferenceX's own gate; `warning` accepts it when the empty "
         "line count is still right. TAB/CR/VT/FF lines are always errors.",
     ),
+    # Rules a repository adopting the tool may phase in: InferenceX's pull-request gate has not
+    # applied these byte rules since its #1853, so its history breaks them often (docs/check.md
+    # gives the numbers). `warning` lets such a change pass while `fix` repairs it.
+    Option(
+        "entry-inserted",
+        "error",
+        {"enum": ["error", "warning"]},
+        "Severity of a new entry inserted among existing ones instead of appended (`check` "
+        "CL103). `changelog-tools fix` moves it to the end.",
+    ),
+    Option(
+        "history-bytes-changed",
+        "error",
+        {"enum": ["error", "warning"]},
+        "Severity of an append that also changed bytes (not meaning) of existing entries "
+        "(`check` CL105). `changelog-tools fix` restores them from the base.",
+    ),
+    Option(
+        "append-separator",
+        "error",
+        {"enum": ["error", "warning"]},
+        "Severity of appended entries not separated by exactly one empty line (`check` CL108). "
+        "`changelog-tools fix` writes the one empty line.",
+    ),
+    Option(
+        "near-miss-link",
+        "error",
+        {"enum": ["error", "warning"]},
+        "Severity of a pr-link that is almost a placeholder or almost canonical (`check` "
+        "CL203). `changelog-tools fix` makes it canonical, or the placeholder.",
+    ),
     Option(
         "github-api-url",
         None,
@@ -560,6 +591,10 @@ class Config:
     placeholders: tuple[str, ...]
     max_file_size: int
     whitespace_only_separator: str
+    entry_inserted: str
+    history_bytes_changed: str
+    append_separator: str
+    near_miss_link: str
     github_api_url: str | None
     github_retries: int
     github_retry_backoff: float

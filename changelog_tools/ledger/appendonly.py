@@ -79,6 +79,10 @@ def without_link(entry: Any) -> Any:
     return entry
 
 
+# The rules `changelog-tools fix` repairs name it in their hint.
+FIX_HINT = "; `changelog-tools fix` does it, keeping every other byte"
+
+
 def separator_after(history: bytes) -> bytes:
     """What goes between ``history`` and a new entry so that exactly one empty line separates them.
 
@@ -289,7 +293,8 @@ def _compare_append(
                     1,
                     hint="leave exactly one empty line (no spaces on it) before the first "
                     "`- config-keys:` you add"
-                    + ("" if separator_after(history) else "; history already ends with one"),
+                    + ("" if separator_after(history) else "; history already ends with one")
+                    + FIX_HINT,
                 )
             )
     elif lead:
@@ -475,7 +480,7 @@ def _separator_findings(
                     path,
                     first_line,
                     1,
-                    hint="leave exactly one empty line between entries",
+                    hint="leave exactly one empty line between entries" + FIX_HINT,
                 )
             )
     return out
@@ -642,8 +647,7 @@ def _inserted(old: Block, new: Block, i: int, path: str) -> dx.Diagnostic:
         path,
         new.line,
         1,
-        hint="move the new entry to the end, after one empty line "
-        "(`changelog-tools canonicalize --fix-placement` does it, byte for byte)",
+        hint="move the new entry to the end, after one empty line" + FIX_HINT,
     )
 
 
@@ -714,7 +718,8 @@ def _classify_rest(
                 path,
                 line,
                 1,
-                hint="restore the base file exactly (whitespace included) and append at the end",
+                hint="restore the base file exactly (whitespace included) and append at the end"
+                + FIX_HINT,
             )
         )
         return Change(
@@ -744,7 +749,7 @@ def _classify_rest(
             path,
             line,
             1,
-            hint="restore the base bytes exactly",
+            hint="restore the base bytes exactly" + FIX_HINT,
         )
     )
     return Change(

@@ -15,8 +15,9 @@ canonicalize step and the merge flow all call :func:`check_change`.
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -377,9 +378,11 @@ def check_change(
         whitespace_separator=config.whitespace_only_separator,
     )
     report = dx.Report(command="check")
-    report.extend(change.diagnostics)
+    report.extend(phase_in(change.diagnostics, config))
     entries = _appended_entries(change)
-    report.extend(_link_findings(entries, mode=mode, pr=pr, config=config, path=shown))
+    report.extend(
+        phase_in(_link_findings(entries, mode=mode, pr=pr, config=config, path=shown), config)
+    )
     report.extend(_correction_findings(change, config=config, path=shown))
     keys: _KeyOutcome | None = None
     if masters_head is not None:
@@ -407,6 +410,30 @@ def check_change(
             report.extend([_nothing_to_sweep(change, shown)])
     report.data.update(_data(change, entries, keys, mode=mode, pr=pr, path=shown, config=config))
     return CheckResult(report, change)
+
+
+# The rules a repository may phase in, and the option that sets each one's severity.
+PHASED_RULES = {
+    dx.ENTRY_INSERTED: "entry_inserted",
+    dx.HISTORY_BYTES_CHANGED: "history_bytes_changed",
+    dx.APPEND_SEPARATOR: "append_separator",
+    dx.NEAR_MISS_LINK: "near_miss_link",
+}
+
+
+def phase_in(found: Iterable[dx.Diagnostic], config: Config) -> list[dx.Diagnostic]:
+    """``found`` with the errors of a rule the configuration sets to `warning` made warnings."""
+    out: list[dx.Diagnostic] = []
+    for d in found:
+        option = PHASED_RULES.get(d.code)
+        if (
+            option is not None
+            and d.severity is dx.Severity.ERROR
+            and getattr(config, option) == "warning"
+        ):
+            d = dataclasses.replace(d, severity=dx.Severity.WARNING)
+        out.append(d)
+    return out
 
 
 def _data(

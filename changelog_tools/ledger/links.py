@@ -162,6 +162,8 @@ def appended_link_problem(
         return None
     if found.kind is LinkKind.NEAR_MISS:
         return LinkProblem(
-            dx.NEAR_MISS_LINK, f"pr-link {link!r} is not accepted: {found.reason}", spell
+            dx.NEAR_MISS_LINK,
+            f"pr-link {link!r} is not accepted: {found.reason}",
+            spell + "; `changelog-tools fix` does it",
         )
     return LinkProblem(dx.INVALID_LINK, f"pr-link {link!r}: {found.reason}", spell)

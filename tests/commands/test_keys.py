@@ -45,5 +45,5 @@ def test_keys_at_a_revision_ignore_the_working_tree(tmp_path: Path) -> None:
     assert row["matches"] == [{"key": "alpha-fp8-gpu-a-vllm", "path": MASTER_A, "line": 1}]
 
 
-def test_an_unknown_revision_exits_3(tmp_path: Path) -> None:
-    assert run_cli("keys", "--ref", "nope", cwd=_repo(tmp_path)).returncode == 3
+def test_an_unknown_revision_is_a_usage_error(tmp_path: Path) -> None:
+    assert run_cli("keys", "--ref", "nope", cwd=_repo(tmp_path)).returncode == 2

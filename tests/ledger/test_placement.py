@@ -137,7 +137,7 @@ def test_no_coverage_warning_for_a_key_the_misplaced_entry_selects() -> None:
     )
     assert [d.code for d in result.report.sorted()] == [dx.ENTRY_INSERTED]
     (diag,) = result.report.errors
-    assert "canonicalize --fix-placement" in (diag.hint or "")
+    assert "changelog-tools fix" in (diag.hint or "")
 
 
 # -- the installed CLI, in a real repository -----------------------------------------------------
@@ -150,7 +150,7 @@ def test_cli_fix_placement_in_git_moves_checks_and_writes_atomically(tmp_path: P
     commit_files(repo, {"perf-changelog.yaml": head}, "insert")
     before = run_cli("check", "--pr", "9", cwd=repo)
     assert before.returncode == 1 and "CL103" in before.stdout
-    assert "canonicalize --fix-placement" in before.stdout
+    assert "changelog-tools fix" in before.stdout
     preview = run_cli("canonicalize", "--fix-placement", "--check", cwd=repo)
     assert preview.returncode == 1 and '+    - "Inserted first"' in preview.stdout
     assert (repo / "perf-changelog.yaml").read_bytes() == head  # --check writes nothing
