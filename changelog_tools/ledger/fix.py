@@ -47,6 +47,7 @@ HISTORY_EDITED = dx.register(
     "history-edited",
     "`fix` refuses: an existing entry changed in meaning or was deleted (needs a human).",
 )
+_BLANK = b" \t\r\n"
 # What a human must look at: `fix` leaves these to the author.
 _HUMAN = frozenset({dx.ENTRY_DELETED, dx.ENTRY_CHANGED, dx.MIXED_CORRECTION_APPEND})
 
@@ -143,7 +144,8 @@ def _rebuild(
     new_ids = {b.index for b in new}
     last_old = max((b.index for b in head_blocks if b.index not in new_ids), default=-1)
     kept = apply_splices(head, [Splice(b.start, b.end, b"") for b in new])
-    if base_blocks and kept.rstrip(b"\n") != history.rstrip(b"\n"):
+    # Blank lines after the last existing entry are the separator (CL108), not history.
+    if base_blocks and kept.rstrip(_BLANK) != history.rstrip(_BLANK):
         line = first_difference_line(history, kept)
         repairs.append(
             Repair(
