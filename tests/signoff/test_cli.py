@@ -217,9 +217,7 @@ def test_a_plain_issue_comment_is_skipped_with_no_request(
     }
 
 
-def test_usage_errors_exit_2(
-    served: tuple[World, str, str], tmp_path: Path
-) -> None:
+def test_usage_errors_exit_2(served: tuple[World, str, str], tmp_path: Path) -> None:
     world, base_url, _ = served
     event = tmp_path / "event.json"
     event.write_text("{}")
