@@ -532,6 +532,11 @@ def _compare_full(
     if walk.structural:
         inserted = any(d.code == dx.ENTRY_INSERTED for d in walk.diagnostics)
         misplaced = new_entries_among(base_blocks, head_ledger.blocks) if inserted else None
+        if misplaced is None and len(head_ledger.blocks) > len(base_blocks):
+            # History was edited, and entries follow it: they are the change's new entries
+            # all the same, and their own problems (a link to another PR) are reported in the
+            # same run, not after the history is fixed.
+            misplaced = head_ledger.blocks[len(base_blocks) :]
         return Change(
             ChangeKind.INVALID,
             history,
@@ -642,8 +647,9 @@ def new_entries_among(
 def _inserted(old: Block, new: Block, i: int, path: str) -> dx.Diagnostic:
     return dx.error(
         dx.ENTRY_INSERTED,
-        f"a new entry was inserted before existing entry {i + 1}{_entry_label(old)}; "
-        "new entries go at the end of the file",
+        # Numbered as in the head, like every other finding about the head's entries.
+        f"new entry {new.index + 1} was inserted before existing entry {new.index + 2}"
+        f"{_entry_label(old)}; new entries go at the end of the file",
         path,
         new.line,
         1,
@@ -656,14 +662,15 @@ def _changed(old: Block, new: Block, i: int, head_ledger: Ledger, path: str) -> 
     field_name = _first_changed_field(old.data, new.data)
     loaded = head_ledger.loaded
     line = new.line
+    at = new.index  # the head's position: marks are the head's, and so is the numbering
     if field_name and loaded is not None:
-        line = (loaded.key_marks.get((i, field_name)) or (new.line, 1))[0]
+        line = (loaded.key_marks.get((at, field_name)) or (new.line, 1))[0]
         inner = _first_changed_path(old.data.get(field_name), new.data.get(field_name))
         if inner:  # point at the changed item (description[1]), not just the field's key
-            line = (loaded.mark((i, field_name, *inner)) or (line, 1))[0]
+            line = (loaded.mark((at, field_name, *inner)) or (line, 1))[0]
     return dx.error(
         dx.ENTRY_CHANGED,
-        f"existing entry {i + 1}{_entry_label(old)} changed"
+        f"existing entry {at + 1}{_entry_label(old)} changed"
         + (f" (`{field_name}`)" if field_name else "")
         + "; existing entries are immutable except for pr-link corrections",
         path,

@@ -412,6 +412,12 @@ def check_change(
     return CheckResult(report, change)
 
 
+BASE_NOT_ANCESTOR = dx.register(
+    "CL117",
+    "base-not-ancestor",
+    "The --base-ref given is not an ancestor of the head; the merge-base is what to compare.",
+)
+
 # The rules a repository may phase in, and the option that sets each one's severity.
 PHASED_RULES = {
     dx.ENTRY_INSERTED: "entry_inserted",
@@ -874,6 +880,9 @@ def _run_git(
         strict=request.strict,
     )
     result.report.extend(config_notes)
+    if request.base_ref and base_sha and not repo.is_ancestor(base_sha, head_sha):
+        result.report.extend([_base_not_ancestor(repo, request.base_ref, base_sha, head_sha,
+                                                 changelog)])  # fmt: skip
     if head_ref == "HEAD" and _uncommitted(repo.path / changelog, head):
         # `new` writes the working tree; check reads commits. Say so, or an author who just
         # ran `new` is told the change appends nothing.
@@ -890,6 +899,23 @@ def _run_git(
             ]
         )
     return result
+
+
+def _base_not_ancestor(
+    repo: Any, base_ref: str, base_sha: str, head_sha: str, path: str
+) -> dx.Diagnostic:
+    """A base that is not an ancestor of the head (main's tip, for a pull request behind main)
+    makes main's own later entries look like the PR's edits: say so, naming the merge-base."""
+    merge_base = repo.merge_base(base_sha, head_sha)
+    return dx.warning(
+        BASE_NOT_ANCESTOR,
+        f"the base {base_ref} ({base_sha[:12]}) is not an ancestor of the head "
+        f"({head_sha[:12]}): what the main branch gained since the head branched off counts "
+        "as this change; findings about entries the change never touched come from that",
+        path,
+        hint=f"compare with the merge-base: --base-ref {merge_base[:12]}, or leave --base-ref "
+        "out (the default is the merge-base with the main branch)",
+    )
 
 
 def _config_at_base(

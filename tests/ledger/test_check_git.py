@@ -391,3 +391,23 @@ def test_a_pull_request_cannot_loosen_its_own_check_through_the_config(
     assert codes["CL116"]["severity"] == "warning"
     assert "changelog" in codes["CL116"]["message"]
     assert "whitespace-only-separator" in codes["CL116"]["message"]
+
+
+def test_a_base_that_is_not_an_ancestor_is_named_with_the_merge_base(tmp_path: Path) -> None:
+    """A PR one commit behind main, checked against main's tip (the old migration snippet):
+    main's newer entry looks deleted by the PR. `check` says why and names the merge-base."""
+    from tests.checkdata import BASE, entry, init_repo
+
+    root = init_repo(tmp_path / "bench")
+    fork = git(root, "rev-parse", "HEAD")
+    commit_files(root, {"perf-changelog.yaml": BASE + b"\n" + entry("alpha-fp8-gpu-a-vllm",
+                 description="Main's newer entry")}, "main moves on")  # fmt: skip
+    git(root, "checkout", "-q", "-b", "pr", fork)
+    commit_files(root, {"perf-changelog.yaml": BASE + b"\n" + entry("alpha-fp8-gpu-a-vllm",
+                 description="The PR's entry")}, "the PR")  # fmt: skip
+    behind = run_cli("check", "--base-ref", "main", "--no-config-keys", cwd=root)
+    assert "CL117" in behind.stdout, behind.stdout
+    assert f"--base-ref {fork[:12]}" in behind.stdout
+    merge_base = run_cli("check", "--no-config-keys", cwd=root)
+    assert merge_base.returncode == 0, merge_base.stdout
+    assert "CL117" not in merge_base.stdout
