@@ -46,6 +46,7 @@ class GitTree:
     _blobs: dict[str, bytes | None] = field(default_factory=dict, compare=False, repr=False)
     _listing: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _listed: list[bool] = field(default_factory=list, compare=False, repr=False)
+    _links: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def read(self, path: str) -> bytes | None:
         if path not in self._blobs:
@@ -64,8 +65,23 @@ class GitTree:
                 if tab and meta.split(" ")[1:2] == ["blob"]:
                     mode, _kind, sha = meta.split(" ")
                     self._listing[name] = _SYMLINK if mode == "120000" else sha
+                    if mode == "120000":
+                        self._links[name] = sha
             self._listed.append(True)
-        return tuple(sorted(p for p in self._listing if _under(p, prefix)))
+        # A symlink to a file of this tree is that file: listed once, under the target's name,
+        # so its findings are reported once (a launcher linked under a second name was linted
+        # twice). A link that points outside the tree is listed and reads as its target.
+        aliases = {name for name, sha in self._links.items() if self._target(name, sha)}
+        return tuple(sorted(p for p in self._listing if _under(p, prefix) and p not in aliases))
+
+    def _target(self, name: str, sha: str) -> str | None:
+        """The file of this tree the symlink ``name`` (object ``sha``) points at, or None."""
+        import posixpath
+
+        target = read_object(self.repo, sha).decode("utf-8", "replace")
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(name), target))
+        regular = self._listing.get(resolved)
+        return resolved if regular is not None and regular != _SYMLINK else None
 
 
 @dataclass(frozen=True)
