@@ -522,6 +522,13 @@ OPTIONS: tuple[Option, ...] = (
         "version a sign-off was copied from.",
     ),
     Option(
+        "signoff-checklist-header",
+        "As a PR reviewer and CODEOWNER, I have reviewed this and have:",
+        {"type": "string", "minLength": 1},
+        "The line that starts the checklist, in the template and in every sign-off that copies "
+        "it (compared ignoring case, spacing and Markdown markers such as `#`, `>` or `**`).",
+    ),
+    Option(
         "signoff-allow-author",
         False,
         {"type": "boolean"},
@@ -645,6 +652,7 @@ class Config:
     signoff_bot_login: str
     signoff_status_context: str
     signoff_checklist: str
+    signoff_checklist_header: str
     signoff_allow_author: bool
     signoff_bench_jobs: tuple[str, ...]
     signoff_eval_jobs: tuple[str, ...]

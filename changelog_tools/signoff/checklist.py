@@ -61,8 +61,8 @@ def canon(text: str) -> str:
     return t.casefold()
 
 
-def header_key() -> str:
-    return canon(HEADER)
+def header_key(header: str = HEADER) -> str:
+    return canon(header)
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,8 @@ def _lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def _is_header(line: str) -> bool:
-    return canon(line.lstrip("#>*-+ \t")) == header_key()
+def _is_header(line: str, header: str = HEADER) -> bool:
+    return canon(line.lstrip("#>*-+ \t")) == header_key(header)
 
 
 def _parse_block(numbered: Sequence[tuple[int, str]]) -> Checklist:
@@ -148,8 +148,9 @@ def _parse_block(numbered: Sequence[tuple[int, str]]) -> Checklist:
     return Checklist(tuple(items), "\n".join(detail).strip(), signed, header_line)
 
 
-def parse_template(text: str) -> Checklist | None:
-    """The template block of a checklist file, or None when it has no header line."""
+def parse_template(text: str, *, header: str = HEADER) -> Checklist | None:
+    """The template block of a checklist file, or None when it has no ``header`` line (the
+    `signoff-checklist-header` option)."""
     lines = list(enumerate(_lines(text), start=1))
     # the first fenced block that contains the header line
     i = 0
@@ -161,14 +162,14 @@ def parse_template(text: str) -> Checklist | None:
             while j < len(lines) and not lines[j][1].strip().startswith(fence):
                 j += 1
             content = lines[i + 1 : j]
-            start = next((k for k, (_, ln) in enumerate(content) if _is_header(ln)), None)
+            start = next((k for k, (_, ln) in enumerate(content) if _is_header(ln, header)), None)
             if start is not None:
                 return _parse_block(content[start:])
             i = j + 1
             continue
         i += 1
     # older versions: from the header to the next level-1/2 heading
-    start = next((k for k, (_, ln) in enumerate(lines) if _is_header(ln)), None)
+    start = next((k for k, (_, ln) in enumerate(lines) if _is_header(ln, header)), None)
     if start is None:
         return None
     end = next(
@@ -264,8 +265,8 @@ def _hidden_in_paragraph(token: Any, hidden: dict[int, str]) -> None:
             )
 
 
-def find_signoff(body: str) -> SignoffText:
-    """The sign-off in a comment body: the first header line of the author's own text."""
+def find_signoff(body: str, *, header: str = HEADER) -> SignoffText:
+    """The sign-off in a comment body: the first ``header`` line of the author's own text."""
     lines = _lines(body[:MAX_COMMENT_CHARS])
     hidden = hidden_lines("\n".join(lines))
     kept: list[tuple[int, str]] = []
@@ -274,9 +275,9 @@ def find_signoff(body: str) -> SignoffText:
         why = hidden.get(number)
         if why is None:
             kept.append((number, line))
-        elif _is_header(line.lstrip("> \t")):
+        elif _is_header(line.lstrip("> \t"), header):
             ignored.append((number, why))
-    start = next((k for k, (_, ln) in enumerate(kept) if _is_header(ln)), None)
+    start = next((k for k, (_, ln) in enumerate(kept) if _is_header(ln, header)), None)
     if start is None:
         return SignoffText(None, tuple(ignored))
     return SignoffText(_parse_block(kept[start:]), tuple(ignored))

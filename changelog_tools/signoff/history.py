@@ -39,7 +39,9 @@ class Identified:
     exact: bool
 
 
-def template_versions(repo: GitRepo, path: str, *, ref: str = "HEAD") -> tuple[Version, ...]:
+def template_versions(
+    repo: GitRepo, path: str, *, ref: str = "HEAD", header: str | None = None
+) -> tuple[Version, ...]:
     """Every committed version of ``path`` reachable from ``ref`` with a template, oldest first.
 
     A shallow checkout has only its last commit: then that is the only version.
@@ -51,7 +53,8 @@ def template_versions(repo: GitRepo, path: str, *, ref: str = "HEAD") -> tuple[V
         data = repo.read_blob(commit, path)
         if data is None:
             continue
-        parsed = parse_template(data.decode("utf-8", errors="replace"))
+        text = data.decode("utf-8", errors="replace")
+        parsed = parse_template(text, header=header) if header else parse_template(text)
         if parsed is not None:
             versions.append(Version(commit, date, subject, parsed))
     return tuple(versions)

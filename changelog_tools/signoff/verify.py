@@ -121,12 +121,17 @@ def pr_from_event(event_name: str | None, event: Mapping[str, Any]) -> int | Ski
     return value
 
 
-def _body_has_signoff(body: str) -> bool:
-    return cl.find_signoff(body).checklist is not None
+def _body_has_signoff(body: str, header: str) -> bool:
+    return cl.find_signoff(body, header=header).checklist is not None
 
 
 def comment_skip(
-    gh: GitHub, event_name: str | None, event: Mapping[str, Any], *, reuse_command: str = ""
+    gh: GitHub,
+    event_name: str | None,
+    event: Mapping[str, Any],
+    *,
+    reuse_command: str = "",
+    header: str = cl.HEADER,
 ) -> Skip | None:
     """A comment event whose comment holds no sign-off (re-read through the API) is skipped.
 
@@ -146,7 +151,7 @@ def comment_skip(
             from changelog_tools.github.reuse import command_runs
 
             reuse = bool(reuse_command) and bool(command_runs(body, reuse_command))
-            if not reuse and not _body_has_signoff(body):
+            if not reuse and not _body_has_signoff(body, header):
                 return Skip(
                     "the comment holds no sign-off in its own text (quotes, code and HTML comments do not count)"
                 )
@@ -156,7 +161,7 @@ def comment_skip(
     ):
         item = event.get("review") or event.get("comment") or {}
         text = item.get("body") if isinstance(item, dict) else None
-        if not _body_has_signoff(text if isinstance(text, str) else ""):
+        if not _body_has_signoff(text if isinstance(text, str) else "", header):
             return Skip(
                 "the review holds no sign-off in its own text (quotes, code and HTML comments do not count)"
             )
@@ -203,21 +208,29 @@ def load_trusted(repo: GitRepo, config: Config) -> Trusted:
         if raw is not None:
             owners = parse_codeowners(raw.decode("utf-8", errors="replace"), source=location)
             break
+    where = f"{config.main_branch} at {sha[:12]}"
     if owners is None:
         raise UsageError(
-            "the trusted checkout has no CODEOWNERS (.github/CODEOWNERS, CODEOWNERS or "
-            "docs/CODEOWNERS)",
-            hint="run signoff verify in a checkout of the default branch",
+            f"no CODEOWNERS file on {where} (looked for {', '.join(CODEOWNERS_LOCATIONS)}): "
+            "sign-offs are judged against the default branch's code owners",
+            hint="add a CODEOWNERS file to the default branch (GitHub reads the same three places)",
         )
+    header = config.signoff_checklist_header
     raw = repo.read_blob(sha, config.signoff_checklist)
-    template = cl.parse_template(raw.decode("utf-8", errors="replace")) if raw else None
+    if raw is None:
+        raise UsageError(
+            f"the review checklist {config.signoff_checklist} does not exist on {where}",
+            hint="add it to the default branch, or set `signoff-checklist` to its path",
+        )
+    template = cl.parse_template(raw.decode("utf-8", errors="replace"), header=header)
     if template is None:
         raise UsageError(
-            f"{config.signoff_checklist} on the default branch holds no checklist template "
-            f"(no line {cl.HEADER!r})",
-            hint="set `signoff-checklist` to the checklist's path",
+            f"{config.signoff_checklist} on {where} has no line {header!r}, which starts the "
+            "checklist a sign-off copies",
+            hint="set `signoff-checklist-header` to the checklist's first line, as reviewers "
+            "copy it",
         )
-    versions = history.template_versions(repo, config.signoff_checklist, ref=sha)
+    versions = history.template_versions(repo, config.signoff_checklist, ref=sha, header=header)
     return Trusted(repo, sha, owners, template, versions)
 
 
@@ -379,7 +392,9 @@ def evaluate(
     elif team_error:
         ctx.checks.append(Check("codeowners", "error", team_error))
     else:
-        ctx.checks.append(_codeowners_check(ctx, owners, paths, valid))
+        # Who signed and what they own: a checklist fault is the checklist check's to judge,
+        # not a second failure here.
+        ctx.checks.append(_codeowners_check(ctx, owners, paths, relevant))
 
     # checklist
     report: list[str] = []
@@ -395,9 +410,17 @@ def evaluate(
         for c in bad:
             assert c.match is not None
             kinds: dict[str, list[str]] = {}
+            added: list[str] = []
             for r in c.match.failed:
                 kinds.setdefault(r.state, []).append(r.path)
+                item = trusted.template.item(r.path) if r.state == "missing" else None
+                att = history.attribute_current(item, trusted.versions) if item else None
+                if att is not None and att.version.short not in added:
+                    added.append(att.version.short)
             text = ", ".join(f"{k} {' '.join(v)}" for k, v in kinds.items())
+            if c.version is not None:
+                text += f" (copied from version {c.version.version.short}"
+                text += f"; missing items added by {', '.join(added)})" if added else ")"
             if not c.match.signed_ok:
                 text = ", ".join(filter(None, [text, c.match.signed_problem or ""]))
             parts.append(f"@{c.author}: {text}")
@@ -437,11 +460,12 @@ def _points_at(url: str | None, pr: PullRequest) -> bool:
 
 
 def _codeowners_check(
-    ctx: Context, owners: Owners, paths: Sequence[str], valid: Sequence[Candidate]
+    ctx: Context, owners: Owners, paths: Sequence[str], signers: Sequence[Candidate]
 ) -> Check:
-    """Every changed path covered by a valid signer; the coverage table goes in the details."""
+    """Every changed path covered by a fresh, eligible signer who owns it; the coverage table
+    goes in the details."""
     try:
-        cov = coverage(owners, paths, [c.author for c in valid])
+        cov = coverage(owners, paths, [c.author for c in signers])
     except MembershipUnknown as exc:
         return Check("codeowners", "error", str(exc))
     ctx.details["coverage"] = [row.to_json() for row in cov]
@@ -457,11 +481,12 @@ def _codeowners_check(
         return Check(
             "codeowners",
             "fail",
-            f"{len(bare)} changed path(s) not covered by a valid sign-off: {', '.join(bare[:5])}",
+            f"{len(bare)} changed path(s) not covered by a fresh sign-off from an owner: "
+            f"{', '.join(bare[:5])}",
         )
-    signers = sorted({b for row in cov for b in row.covered_by})
+    names = sorted({b for row in cov for b in row.covered_by})
     return Check(
-        "codeowners", "pass", f"all {len(cov)} changed path(s) covered by {', '.join(signers)}"
+        "codeowners", "pass", f"all {len(cov)} changed path(s) covered by {', '.join(names)}"
     )
 
 
@@ -507,7 +532,7 @@ def _candidates(
             # dismissed: withdrawn; pending: not published; changes requested: the reviewer
             # says the change is not ready, whatever checklist the review's text holds
             continue
-        parsed = cl.find_signoff(r.body).checklist
+        parsed = cl.find_signoff(r.body, header=ctx.config.signoff_checklist_header).checklist
         if parsed is not None:
             raw.append((r, parsed))
     # REST shows no edit of a review, and not who edited anything: ask GraphQL about every
@@ -957,7 +982,13 @@ def run_verify(
         pr_number = target
     gh = gh_factory()
     if event_name and event:
-        skip = comment_skip(gh, event_name, event, reuse_command=config.reuse_command)
+        skip = comment_skip(
+            gh,
+            event_name,
+            event,
+            reuse_command=config.reuse_command,
+            header=config.signoff_checklist_header,
+        )
         if skip is not None:
             return Outcome(skip=skip)
     pr = gh.user_pull(pr_number)
@@ -968,6 +999,7 @@ def run_verify(
     try:
         verdict = evaluate(gh, config, trusted, pr, now=now, log=log)
     except (GitHubError, GitError) as exc:
+        _forget_head(repo, pr.number)
         if not dry_run:
             # say so on the head, so the required check is not left without an answer
             with contextlib.suppress(GitHubError):
@@ -978,5 +1010,13 @@ def run_verify(
                     description=f"Could not verify: {exc.message}"[:140],
                 )
         raise
+    _forget_head(repo, pr.number)
     published = None if dry_run else publish(gh, config, verdict)
     return Outcome(verdict=verdict, published=published)
+
+
+def _forget_head(repo: GitRepo, number: int) -> None:
+    """Delete the private ref the PR's head was fetched into: the run is over, and a ref left
+    behind would keep a pull request's objects in the trusted checkout for good."""
+    with contextlib.suppress(GitError):
+        repo.git("update-ref", "-d", PRIVATE_REF.format(n=number))

@@ -10,7 +10,7 @@ import pytest
 
 from changelog_tools.errors import GitHubError
 from changelog_tools.signoff.markers import marker
-from tests.conftest import git
+from tests.conftest import commit_files, git
 from tests.signoff.world import (
     MASTER_A,
     MASTER_B,
@@ -491,7 +491,9 @@ def test_the_pr_head_is_read_as_data_never_checked_out(world: World) -> None:
     assert git(world.trusted, "rev-parse", "HEAD") == before
     assert git(world.trusted, "status", "--porcelain") == ""
     assert not (world.trusted / "benchmarks").exists()
-    assert git(world.trusted, "rev-parse", "refs/changelog-tools/signoff/pr-7") == world.heads[7]
+    # the head was fetched into a private ref to be read, and the ref is gone after the run
+    assert git(world.trusted, "for-each-ref", "refs/changelog-tools/") == ""
+    assert git(world.trusted, "cat-file", "-t", world.heads[7]) == "commit"
 
 
 def test_the_templates_own_recipe_links_are_no_evidence(world: World) -> None:
@@ -674,3 +676,65 @@ def test_a_head_that_returns_by_fast_forward_after_a_force_push_needs_a_new_sign
     out = world.verify(dry_run=True)
     assert out.verdict is not None and out.verdict.head_sha == later
     assert out.verdict.verdict == "pending", out.verdict.summary
+
+
+def test_a_checklist_fault_fails_the_checklist_check_only(world: World) -> None:
+    """`codeowners` judges who signed and what they own; the checklist check judges the
+    checklist, naming the version copied and the commits that added the missing items."""
+    from tests.signoff.checklists import signoff_from, versions_on_disk
+
+    world.open_pr()
+    authorize(world)
+    label, old_text = versions_on_disk()[0]
+    world.comment(signoff_from(old_text, "amd-a") + f"\n{RECIPE}\n", "amd-a")
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and out.verdict.verdict == "rejected"
+    assert out.verdict.check("codeowners").status == "pass"
+    assert "amd-a" in out.verdict.check("codeowners").reason
+    reason = out.verdict.check("checklist").reason
+    assert out.verdict.check("checklist").status == "fail"
+    copied = git(world.trusted, "log", "--format=%h", "--abbrev=9", f"--grep=checklist {label}$",
+                 "main")  # fmt: skip
+    assert f"(copied from version {copied}" in reason
+    assert "missing items added by " in reason
+
+
+def test_a_missing_codeowners_file_names_the_branch_and_the_places_looked(world: World) -> None:
+    from changelog_tools.errors import UsageError
+
+    commit_files(world.author, {".github/CODEOWNERS": ""}, "x")
+    git(world.author, "rm", "-q", ".github/CODEOWNERS")
+    git(world.author, "commit", "-qm", "no owners")
+    git(world.author, "push", "-q", "origin", "main")
+    git(world.trusted, "pull", "-q", "--ff-only")
+    world.open_pr()
+    with pytest.raises(UsageError) as caught:
+        world.verify(dry_run=True)
+    text = str(caught.value)
+    assert "no CODEOWNERS file on main at " in text and ".github/CODEOWNERS" in text
+    assert "checkout of the default branch" not in text
+
+
+def test_the_checklist_header_is_an_option(world: World) -> None:
+    from changelog_tools.errors import UsageError
+    from changelog_tools.signoff.checklist import HEADER
+
+    text = (world.trusted / "docs/PR_REVIEW_CHECKLIST.md").read_text()
+    ours = "Reviewed, and I confirm:"
+    commit_files(world.author, {"docs/PR_REVIEW_CHECKLIST.md": text.replace(HEADER, ours)},
+                 "our own header")  # fmt: skip
+    git(world.author, "push", "-q", "origin", "main")
+    git(world.trusted, "pull", "-q", "--ff-only")
+    world.open_pr()
+    authorize(world)
+    with pytest.raises(UsageError) as caught:
+        world.verify(dry_run=True)
+    assert f"has no line {HEADER!r}" in str(caught.value)
+    assert "signoff-checklist-header" in (caught.value.hint or "")
+    config = (world.trusted / ".changelog-tools.yaml").read_text()
+    (world.trusted / ".changelog-tools.yaml").write_text(
+        config + f"signoff-checklist-header: '{ours}'\n"
+    )
+    world.comment(signoff("amd-a").replace(HEADER, ours), "amd-a")
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and out.verdict.check("checklist").status == "pass"
