@@ -298,6 +298,9 @@ class Diagnostic:
     severity: Severity = Severity.ERROR
     hint: str | None = None
     rule: str | None = None  # the rule id of a rule family with ids of its own (lint: "images")
+    # The outcome of other findings reported with it ("nothing was written" after the problems
+    # that caused it): shown, but not counted as a problem of its own.
+    consequence: bool = False
 
     @property
     def name(self) -> str:
@@ -315,6 +318,7 @@ class Diagnostic:
             "column": self.column,
             "hint": self.hint,
             **({"rule": self.rule} if self.rule is not None else {}),
+            **({"consequence": True} if self.consequence else {}),
         }
 
 
@@ -388,7 +392,8 @@ class Report:
         return [d for d in self.diagnostics if d.severity is Severity.WARNING]
 
     def error_count(self) -> int:
-        return len(self.errors) + sum(e for e, _ in self.hidden.values())
+        counted = [d for d in self.errors if not d.consequence]
+        return len(counted) + sum(e for e, _ in self.hidden.values())
 
     def warning_count(self) -> int:
         return len(self.warnings) + sum(w for _, w in self.hidden.values())

@@ -45,3 +45,21 @@ def test_github_progress_lines_neutralise_a_server_message() -> None:
     assert len(said) == 1
     assert not _starts_a_command(said[0])
     assert "SEKRIT" not in said[0] and "***" in said[0]
+
+
+def test_a_refusal_is_not_counted_on_top_of_the_problem_that_caused_it() -> None:
+    from changelog_tools.ledger.guard import Refusal
+
+    cause = dx.error(dx.ENTRY_CHANGED, "existing entry 1 changed", "p", 5)
+    refusal = Refusal(dx.NOT_AN_APPEND, "not a valid append; nothing written", path="p",
+                      details=[cause])  # fmt: skip
+    report = dx.Report(command="canonicalize")
+    report.extend(refusal.diagnostics)
+    assert report.summary() == "canonicalize: 1 problem (1 error, 0 warnings)"
+    assert [d.code for d in report.sorted()] == [dx.NOT_AN_APPEND, dx.ENTRY_CHANGED] or [
+        d.code for d in report.sorted()
+    ] == [dx.ENTRY_CHANGED, dx.NOT_AN_APPEND]  # both shown
+    alone = Refusal(dx.NOT_AN_APPEND, "cannot be parsed", path="p")
+    solo = dx.Report(command="fix")
+    solo.extend(alone.diagnostics)
+    assert solo.summary() == "fix: 1 problem (1 error, 0 warnings)" and not solo.ok

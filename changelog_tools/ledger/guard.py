@@ -10,6 +10,7 @@ them. The API for writers is described in docs/merging.md ("Every write is re-va
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from changelog_tools import diagnostics as dx
@@ -36,10 +37,11 @@ class Refusal(DataError):
         where = f"{path}:{line}" if line else path
         super().__init__(f"{where}: {message}", hint=hint)
         self.code = code
-        self.diagnostics: tuple[dx.Diagnostic, ...] = (
-            dx.error(code, message, path, line, 1 if line else None, hint=hint),
-            *details,
-        )
+        own = dx.error(code, message, path, line, 1 if line else None, hint=hint)
+        if any(d.severity is dx.Severity.ERROR for d in details):
+            # the refusal is what the listed errors caused, not one more problem to count
+            own = dataclasses.replace(own, consequence=True)
+        self.diagnostics: tuple[dx.Diagnostic, ...] = (own, *details)
 
 
 def verify(
