@@ -358,11 +358,25 @@ def changed_keys(base: Masters, head: Masters) -> list[KeyChange]:
             continue
         old, new = base.value(name), head.value(name)
         if old is _MISSING or new is _MISSING or old != new:
-            out.append(KeyChange(name, "modified", key.path, key.line))
+            line = key.line
+            old_bytes, new_bytes = base.block(name), head.block(name)
+            if scanned and old_bytes is not None and new_bytes is not None:
+                # the first line of the key that differs: where GitHub shows the change, so an
+                # annotation there lands in the pull request's diff
+                line += _first_differing_line(old_bytes, new_bytes) - 1
+            out.append(KeyChange(name, "modified", key.path, line))
     for name, key in base.index.items():
         if name not in head.index:
             out.append(KeyChange(name, "removed", key.path, key.line))
     return out
+
+
+def _first_differing_line(old: bytes, new: bytes) -> int:
+    """1-based line of ``new`` where it first differs from ``old`` (blank lines kept)."""
+    for number, (a, b) in enumerate(zip(old.split(b"\n"), new.split(b"\n"), strict=False), 1):
+        if a != b:
+            return number
+    return min(old.count(b"\n"), new.count(b"\n")) + 1
 
 
 def same_files(base: Mapping[str, bytes | None], head: Mapping[str, bytes | None]) -> bool:

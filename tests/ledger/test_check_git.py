@@ -259,7 +259,7 @@ def test_file_mode_with_base_master_configs_checks_coverage(tmp_path: Path) -> N
         cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 1
-    assert f"{MASTER_A}:16:1: CL307" in proc.stdout
+    assert f"{MASTER_A}:17:1: CL307" in proc.stdout
 
 
 def test_file_mode_needs_both_files(tmp_path: Path) -> None:
@@ -324,7 +324,7 @@ def test_a_config_only_pull_request_passes_with_coverage_warnings_and_fails_stri
     branch(repo, "config-only", {MASTER_A: changed})
     proc = run_cli("check", "--pr", "7", cwd=repo)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"{MASTER_A}:1:1: CL307 warning master config key 'alpha-fp8-gpu-a-vllm'" in proc.stdout
+    assert f"{MASTER_A}:11:1: CL307 warning master config key 'alpha-fp8-gpu-a-vllm'" in proc.stdout
     assert "CL114" not in proc.stdout
     strict = run_cli("check", "--pr", "7", "--strict", cwd=repo)
     assert strict.returncode == 1

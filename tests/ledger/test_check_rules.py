@@ -394,7 +394,7 @@ def _touch(master: bytes, key: bytes, old: bytes, new: bytes) -> bytes:
 def test_a_modified_master_key_that_no_entry_selects_is_a_warning_at_its_line() -> None:
     head_a = _touch(MASTERS_A, b"alpha-fp8-gpu-a-sglang", b"sglang:1.0", b"sglang:1.1")
     result = run(appended(entry(KEY)), masters_head={MASTER_A: head_a, MASTER_B: MASTERS_B})
-    assert found(result) == [(dx.UNCOVERED_CONFIG_CHANGE, "warning", 16)]
+    assert found(result) == [(dx.UNCOVERED_CONFIG_CHANGE, "warning", 17)]
     assert result.report.diagnostics[0].path == MASTER_A
     assert result.report.ok
 
@@ -482,7 +482,7 @@ def test_append_only_may_not_change_an_unselected_config() -> None:
         appended(entry(KEY, extra=AO_AGENTIC)), masters_head={MASTER_A: head_a, MASTER_B: MASTERS_B}
     )
     diag = next(d for d in result.report.diagnostics if d.code == dx.APPEND_ONLY_UNSELECTED_CHANGED)
-    assert (diag.path, diag.line) == (MASTER_A, 16)
+    assert (diag.path, diag.line) == (MASTER_A, 17)
 
 
 def test_append_only_may_not_add_a_scenario() -> None:

@@ -130,7 +130,7 @@ def test_changed_keys_are_added_modified_or_removed_by_value() -> None:
     head_b = MASTERS_B[: MASTERS_B.index(b"\nbeta-fp4-gpu-b-vllm")] + b"\nnew-key:\n  image: n\n"
     head = mc.load_masters({MASTER_A: head_a, MASTER_B: head_b})
     assert [(c.name, c.kind, c.line) for c in mc.changed_keys(base, head)] == [
-        ("alpha-fp8-gpu-a-sglang", "modified", 16),
+        ("alpha-fp8-gpu-a-sglang", "modified", 17),  # the changed line, inside the key
         ("new-key", "added", 12),
         ("beta-fp4-gpu-b-vllm", "removed", 12),
     ]
