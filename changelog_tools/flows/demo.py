@@ -260,9 +260,15 @@ def _open_pr(
     return head
 
 
-def _sweep(fake: FakeGitHub, branch: str, head: str) -> int:
-    """A finished PR sweep with result artifacts on ``head`` (what CI would leave behind)."""
-    run = fake.add_run(SWEEP_WORKFLOW, head, head_branch=branch, artifacts=["results_bmk"])
+def _sweep(fake: FakeGitHub, branch: str, head: str, key: str | None = None) -> int:
+    """A finished PR sweep with result artifacts on ``head`` (what CI would leave behind); with
+    ``key``, also its jobs and eval results, which the sign-off bot reads."""
+    from changelog_tools.flows.demo_signoff import sweep_evidence
+
+    evidence = sweep_evidence(key) if key else {}
+    run = fake.add_run(
+        SWEEP_WORKFLOW, head, head_branch=branch, artifacts=["results_bmk"], **evidence
+    )
     return run.id
 
 
@@ -282,8 +288,8 @@ def _story(
     def open_pr(who: Path, number: int, branch: str, title: str, text: str) -> str:
         return _open_pr(shell, fake, who, number, branch, title, text)
 
-    def sweep(branch: str, head: str) -> int:
-        return _sweep(fake, branch, head)
+    def sweep(branch: str, head: str, key: str | None = None) -> int:
+        return _sweep(fake, branch, head, key)
 
     def step(title: str, who: Path, argv: Sequence[str], expected: int) -> Step:
         say("")
@@ -328,9 +334,12 @@ def _story(
     shell.git(alice, "commit", "-q", "-am", "Use a placeholder pr-link")
     shell.git(alice, "push", "-q", "origin", "tune-llama")
     head_a = shell.git(alice, "rev-parse", "HEAD")
-    run_a = sweep("tune-llama", head_a)
+    run_a = sweep("tune-llama", head_a, "llama70b-fp8-gpu-a-vllm")
     say(f"   pushed {head_a[:12]}; the sweep ran again as run {run_a}")
     step("3. `check` passes now", alice, ["check", "--pr", "1"], 0)
+    from changelog_tools.flows.demo_signoff import signoff_story
+
+    signoff_story(step, fake, maintainer, pr=1, say=say)
 
     step(
         "4. a maintainer looks before leaping (--dry-run changes nothing)",
@@ -428,11 +437,13 @@ def _howto(root: Path, meta: Mapping[str, object]) -> list[str]:
         "2. In another terminal:",
         f"     . {q(str(root / ENV_FILE))}",
         f"     cd {q(str(root / 'maintainer'))}",
+        f"     {cli} signoff verify --pr {pr} --dry-run",
         f"     {cli} merge {pr} --dry-run",
         f"     {cli} merge {pr}",
         "     git pull -q --ff-only",
         f"     {cli} reuse-gate --event-name push --ref refs/heads/main "
         '--commit-sha "$(git rev-parse HEAD)"',
+        "   (signoff verify: the sign-off bot's verdict, pending until a code owner signs off)",
         "3. When done: Ctrl-C in the first terminal, then",
         f"     rm -rf {q(str(root))}",
     ]
@@ -451,7 +462,10 @@ def _leave_sandbox(world: _World, root: Path, say: Callable[[str], None]) -> Non
         _entry("Add the llama 70B evals on gpu-a", "XXX", "llama70b-fp8-gpu-a-vllm"),
         start="origin/main",
     )  # fmt: skip
-    run = _sweep(fake, branch, head)
+    run = _sweep(fake, branch, head, "llama70b-fp8-gpu-a-vllm")
+    from changelog_tools.flows.demo_signoff import bot_saw_head
+
+    bot_saw_head(fake, SANDBOX_PR)
     for who in ("alice", "bob", "maintainer"):
         # The user's own shell has no demo identity in its environment: commit as these.
         shell.git(world.paths[who], "config", "user.name", f"Demo {who.capitalize()}")

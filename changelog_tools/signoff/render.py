@@ -137,9 +137,11 @@ def _render_markdown(verdict: Verdict, *, rows: int | None, with_json: bool) -> 
 
 
 def render_text(verdict: Verdict) -> str:
+    # a rejection's summary already starts with REJECTED: say it once
+    said = verdict.summary.upper().startswith(verdict.verdict.upper())
     lines = [
         f"signoff verify: PR #{verdict.pr} at {verdict.head_sha[:12]}: "
-        f"{verdict.verdict.upper()} — {verdict.summary}"
+        + (verdict.summary if said else f"{verdict.verdict.upper()} — {verdict.summary}")
     ]
     for c in verdict.checks:
         lines.append(f"  {c.status:<8} {c.id:<20} {c.reason}")

@@ -1654,6 +1654,9 @@ class FakeGitHub:
                 _record(FakeArtifact, {"id": fake.next_id(), **a}, "artifact")
                 for a in item.pop("artifacts", [])
             ]
+            jobs = [
+                _record(FakeJob, {"id": fake.next_id(), **j}, "job") for j in item.pop("jobs", [])
+            ]
             if item.get("workflow") not in fake.workflows:
                 fake.add_workflow(str(item.get("workflow")))
             run = _record(
@@ -1662,6 +1665,7 @@ class FakeGitHub:
                 "run",
             )
             run.artifacts = artifacts
+            run.jobs = jobs
             fake.runs[run.id] = run
         for item in state.pop("check_runs", []):
             fake.check_runs.append(

@@ -28,14 +28,24 @@ def test_the_demo_walks_every_step_with_the_expected_exit_codes_and_cleans_up(
     assert [(s.argv[0], s.exit_code) for s in result.steps] == [
         ("check", 1),
         ("check", 0),
+        ("signoff", 0),
+        ("signoff", 0),
+        ("signoff", 0),
         ("merge", 0),
         ("merge", 0),
         ("merge", 0),
         ("reuse-gate", 0),
     ]
     assert "CL201" in result.steps[0].stdout  # the wrong pr-link, flagged by the real check
-    assert "dry run: nothing was posted, pushed or merged" in result.steps[2].stdout
-    assert "perf-changelog.yaml conflict resolved" in result.steps[4].stderr
+    # the sign-off bot, on the bundled example's CODEOWNERS and checklist: three verdicts
+    verdicts = [s.stdout.splitlines()[0].split(": ")[2].split(" ")[0] for s in result.steps[2:5]]
+    assert verdicts == ["PENDING", "REJECTED", "PASS"]
+    assert "reuse-authorization  no authorized `/reuse-sweep-run`" in result.steps[3].stdout
+    assert "sign-off issue_comment" in result.steps[4].stdout and "maintainer: valid" in (
+        result.steps[4].stdout
+    )
+    assert "dry run: nothing was posted, pushed or merged" in result.steps[5].stdout
+    assert "perf-changelog.yaml conflict resolved" in result.steps[7].stderr
     assert result.reuse["reuse-enabled"] == "true"
     assert result.reuse["reuse-source-pr-number"] == "2"
     assert result.final_changelog.endswith(
@@ -69,7 +79,7 @@ def test_demo_keep_leaves_a_sandbox_whose_printed_commands_work_as_written(
     --dry-run and for real, run reuse-gate on main; stop the server; nothing keeps running."""
     proc = run_cli("demo", "--keep", "--workdir", str(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "6 commands, all as expected" in proc.stdout
+    assert "9 commands, all as expected" in proc.stdout
     (root,) = tmp_path.iterdir()
     assert f"kept the sandbox in {root} (see {root}/HOWTO.txt)" in proc.stdout
     text = proc.stdout.splitlines()
@@ -82,9 +92,10 @@ def test_demo_keep_leaves_a_sandbox_whose_printed_commands_work_as_written(
     ].strip()
     first = text.index("   2. In another terminal:") + 1
     last = text.index("   3. When done: Ctrl-C in the first terminal, then")
-    commands = [line.strip() for line in text[first:last]]
+    commands = [line.strip() for line in text[first:last] if not line.strip().startswith("(")]
     assert start_line == f"sh {root / 'start-github.sh'}"
     assert commands[2:] == [
+        "changelog-tools signoff verify --pr 3 --dry-run",
         "changelog-tools merge 3 --dry-run",
         "changelog-tools merge 3",
         "git pull -q --ff-only",

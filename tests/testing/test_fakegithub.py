@@ -310,7 +310,8 @@ def test_a_snapshot_loads_back_and_new_objects_continue_its_ids_and_clock() -> N
     fake = FakeGitHub("o/r")
     fake.add_pull(4, "f", head_sha="a" * 40)
     noise = [fake.add_comment(4, "noise") for _ in range(5)]
-    fake.add_run("run-sweep.yml", "a" * 40, artifacts=["results_bmk"])
+    fake.add_run("run-sweep.yml", "a" * 40, artifacts=["results_bmk"],
+                 jobs=[("single-node / bench", "success")])  # fmt: skip
     fake.add_check_run("a" * 40, "check-changelog")
     for comment in noise[:3]:  # deleted: GitHub never hands their ids out again
         del fake.comments[comment.id]
@@ -319,8 +320,13 @@ def test_a_snapshot_loads_back_and_new_objects_continue_its_ids_and_clock() -> N
     again = FakeGitHub.from_state(state)
 
     assert again.snapshot() == state  # the same ids, stamps and records
+    # jobs come back as records the routes can serve (a kept demo sandbox reads them)
+    (run_again,) = again.runs.values()
+    assert [(j.name, j.conclusion) for j in run_again.jobs] == [("single-node / bench", "success")]
+    assert run_again.jobs[0].id == state["runs"][0]["jobs"][0]["id"]
     held = {c["id"] for c in state["comments"]} | {r["id"] for r in state["runs"]}
     held |= {a["id"] for r in state["runs"] for a in r["artifacts"]}
+    held |= {j["id"] for r in state["runs"] for j in r["jobs"]}
     held |= {c["id"] for c in state["check_runs"]}
     newest = max(
         [c["created_at"] for c in state["comments"]]
