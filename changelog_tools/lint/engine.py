@@ -90,6 +90,30 @@ def _apply_setting(findings: list[dx.Diagnostic], setting: str) -> tuple[dx.Diag
     return tuple(findings)
 
 
+def _without_link_echoes(found: list[dx.Diagnostic], head: object) -> list[dx.Diagnostic]:
+    """``found`` without the findings a symlink only repeats from its target.
+
+    A symlink reads as its target, so a rule that judges both reports the same finding twice
+    (a launcher linked under a second name). A finding at the link is dropped when its target
+    has the same one (code, line, message); one that depends on the link's own name (an `_mtp`
+    script name) differs from the target's and stays.
+    """
+    link_target = getattr(head, "link_target", None)
+    if link_target is None:
+        return found
+    seen = {(d.path, d.code, d.line, d.message) for d in found}
+    out: list[dx.Diagnostic] = []
+    for d in found:
+        target = link_target(d.path)
+        if (
+            target is not None
+            and (target, d.code, d.line, d.message.replace(d.path, target)) in seen
+        ):
+            continue
+        out.append(d)
+    return out
+
+
 def run_lint(
     request: LintRequest, config: Config, *, rules: Collection[str] | None = None
 ) -> LintResult:
@@ -111,7 +135,7 @@ def run_lint(
             outcomes.append(RuleOutcome(rule, False, (), enabled=False))
             continue
         applicable, found, judged = rule_function(rule)(ctx)
-        tagged = [replace(d, rule=rule) for d in found]
+        tagged = [replace(d, rule=rule) for d in _without_link_echoes(found, request.head)]
         outcomes.append(
             RuleOutcome(rule, applicable, _apply_setting(tagged, setting), judged=tuple(judged))
         )

@@ -68,11 +68,14 @@ class GitTree:
                     if mode == "120000":
                         self._links[name] = sha
             self._listed.append(True)
-        # A symlink to a file of this tree is that file: listed once, under the target's name,
-        # so its findings are reported once (a launcher linked under a second name was linted
-        # twice). A link that points outside the tree is listed and reads as its target.
-        aliases = {name for name, sha in self._links.items() if self._target(name, sha)}
-        return tuple(sorted(p for p in self._listing if _under(p, prefix) and p not in aliases))
+        return tuple(sorted(p for p in self._listing if _under(p, prefix)))
+
+    def link_target(self, path: str) -> str | None:
+        """The file of this tree the symlink ``path`` points at; None when ``path`` is no
+        symlink, or points outside the tree or at another symlink."""
+        self.paths()
+        sha = self._links.get(path)
+        return self._target(path, sha) if sha else None
 
     def _target(self, name: str, sha: str) -> str | None:
         """The file of this tree the symlink ``name`` (object ``sha``) points at, or None."""

@@ -999,7 +999,6 @@ def run_verify(
     try:
         verdict = evaluate(gh, config, trusted, pr, now=now, log=log)
     except (GitHubError, GitError) as exc:
-        _forget_head(repo, pr.number)
         if not dry_run:
             # say so on the head, so the required check is not left without an answer
             with contextlib.suppress(GitHubError):
@@ -1010,7 +1009,8 @@ def run_verify(
                     description=f"Could not verify: {exc.message}"[:140],
                 )
         raise
-    _forget_head(repo, pr.number)
+    finally:
+        _forget_head(repo, pr.number)
     published = None if dry_run else publish(gh, config, verdict)
     return Outcome(verdict=verdict, published=published)
 
