@@ -41,6 +41,7 @@ from changelog_tools.ledger.links import (
     classify,
     placeholder_links,
 )
+from changelog_tools.ledger.placement import parse_entries
 
 HISTORY_EDITED = dx.register(
     "CL520",
@@ -101,18 +102,9 @@ def fix_change(
     if change.kind is ChangeKind.CORRECTED and not human:
         return Fixed(head, ())  # a pr-link correction on its own: nothing mechanical to do
     history = base or b""
-    base_ledger = parse_ledger(history, path=base_label, validate_entries=False) if base else None
-    head_ledger = parse_ledger(head, path=path, validate_entries=False)
-    if (base_ledger is not None and not base_ledger.structured) or not head_ledger.structured:
-        bad = base_ledger if base_ledger is not None and not base_ledger.structured else head_ledger
-        errors = [d for d in bad.diagnostics if d.severity is dx.Severity.ERROR]
-        raise Refusal(
-            dx.NOT_AN_APPEND,
-            "the file cannot be parsed into entries, so nothing can be repaired mechanically",
-            path=path,
-            line=errors[0].line if errors else None,
-            details=errors,
-        )
+    base_ledger, head_ledger = parse_entries(
+        history, head, path=path, base_label=base_label, so="nothing can be repaired mechanically"
+    )
     base_blocks = base_ledger.blocks if base_ledger else ()
     new = new_entries_among(base_blocks, head_ledger.blocks)
     if new is None or human:

@@ -23,7 +23,7 @@ from changelog_tools.ledger.appendonly import (
     new_entries_among,
     separator_after,
 )
-from changelog_tools.ledger.document import Block, Splice, apply_splices, parse_ledger
+from changelog_tools.ledger.document import Block, Ledger, Splice, apply_splices, parse_ledger
 from changelog_tools.ledger.guard import Refusal, require_valid
 
 
@@ -63,20 +63,9 @@ def fix_placement(
     exactly, or when the result would not pass `check` and `validate`.
     """
     history = base or b""
-    base_ledger = (
-        parse_ledger(history, path=base_label, validate_entries=False) if history else None
+    base_ledger, head_ledger = parse_entries(
+        history, head, path=path, base_label=base_label, so="no entry can be moved"
     )
-    head_ledger = parse_ledger(head, path=path, validate_entries=False)
-    if (base_ledger is not None and not base_ledger.structured) or not head_ledger.structured:
-        bad = head_ledger if head_ledger.structured is False else base_ledger
-        errors = [d for d in (bad.diagnostics if bad else ()) if d.severity is dx.Severity.ERROR]
-        raise Refusal(
-            dx.NOT_AN_APPEND,
-            "the file cannot be parsed into entries, so no entry can be moved",
-            path=path,
-            line=errors[0].line if errors else None,
-            details=errors,
-        )
     base_blocks = base_ledger.blocks if base_ledger else ()
     new = new_entries_among(base_blocks, head_ledger.blocks)
     if new is None:
@@ -126,6 +115,28 @@ def fix_placement(
         what="the file with the entries moved to the end",
     )
     return Placed(data, tuple(moves), warnings)
+
+
+def parse_entries(
+    history: bytes, head: bytes, *, path: str, base_label: str, so: str
+) -> tuple[Ledger | None, Ledger]:
+    """Both versions split into entries, or :class:`Refusal` (CL506) naming the first error of
+    the one that cannot be, and what that prevents (``so``)."""
+    base_ledger = (
+        parse_ledger(history, path=base_label, validate_entries=False) if history else None
+    )
+    head_ledger = parse_ledger(head, path=path, validate_entries=False)
+    if (base_ledger is not None and not base_ledger.structured) or not head_ledger.structured:
+        bad = head_ledger if not head_ledger.structured else base_ledger
+        errors = [d for d in (bad.diagnostics if bad else ()) if d.severity is dx.Severity.ERROR]
+        raise Refusal(
+            dx.NOT_AN_APPEND,
+            f"the file cannot be parsed into entries, so {so}",
+            path=path,
+            line=errors[0].line if errors else None,
+            details=errors,
+        )
+    return base_ledger, head_ledger
 
 
 def _last_base_index(new: tuple[Block, ...], head_blocks: tuple[Block, ...]) -> int:

@@ -19,9 +19,9 @@ import pytest
 from changelog_tools.errors import GitHubError
 from changelog_tools.github.adapter import GitHub
 from changelog_tools.github.exchange import MAX_ANSWER, Watchdog, read_body
-from tests.conftest import run_cli
 from tests.fakegithub_fixtures import REPO, TOKEN
 from tests.github.servers import RawServer, running
+from tests.github.test_hostile_answers import gate
 
 MERGE = "b" * 40
 PULLS = f"/repos/{REPO}/commits/{MERGE}/pulls"
@@ -42,29 +42,13 @@ def _dripping(first: bytes, drip: bytes, every: float) -> RawServer:
     return RawServer(answer)
 
 
-def _gate(server: RawServer, tmp_path: Path, config: str) -> tuple[int, str, str]:
-    (tmp_path / ".changelog-tools.yaml").write_text(config)
-    env = {
-        "GH_TOKEN": TOKEN,
-        "GITHUB_API_URL": f"{server.url}/api/v3",
-        "GITHUB_REPOSITORY": REPO,
-        "GITHUB_ACTIONS": "",
-        "GITHUB_EVENT_PATH": "",
-        "GITHUB_OUTPUT": "",
-        "GITHUB_STEP_SUMMARY": "",
-    }
-    args = ["--event-name", "push", "--ref", "refs/heads/main", "--commit-sha", MERGE]
-    proc = run_cli("reuse-gate", *args, cwd=tmp_path, env=env, timeout=120)
-    return proc.returncode, proc.stdout, proc.stderr
-
-
 ONE_SECOND = "github-timeout: 1\ngithub-retries: 0\n"
 
 
 def test_headers_dripped_a_line_a_tenth_of_a_second_stop_at_the_deadline(tmp_path: Path) -> None:
     server = _dripping(b"HTTP/1.1 200 OK\r\n", b"X-Drip: 1\r\n", 0.1)
     with running(server):
-        code, out, err = _gate(server, tmp_path, ONE_SECOND)
+        code, out, err = gate(server, tmp_path, ONE_SECOND)
     assert code == 3, err
     assert "Traceback" not in err and out == ""
     assert err.splitlines()[-1] == (
@@ -76,7 +60,7 @@ def test_headers_dripped_a_line_a_tenth_of_a_second_stop_at_the_deadline(tmp_pat
 def test_an_endless_stream_of_100_continue_stops_at_the_deadline(tmp_path: Path) -> None:
     server = _dripping(b"", b"HTTP/1.1 100 Continue\r\n\r\n", 0.05)
     with running(server):
-        code, out, err = _gate(server, tmp_path, ONE_SECOND)
+        code, out, err = gate(server, tmp_path, ONE_SECOND)
     assert code == 3, err
     assert out == ""
     assert "no complete answer within 2s" in err.splitlines()[-1]
@@ -86,7 +70,7 @@ def test_a_body_trickling_for_ever_stops_at_the_deadline(tmp_path: Path) -> None
     head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n["
     server = _dripping(head, b" ", 0.1)
     with running(server):
-        code, out, err = _gate(server, tmp_path, ONE_SECOND)
+        code, out, err = gate(server, tmp_path, ONE_SECOND)
     assert code == 3, err
     assert out == ""
     assert "timed out: no complete answer within 2s" in err.splitlines()[-1]
@@ -99,7 +83,7 @@ def test_an_endless_body_is_cut_at_the_limit_without_a_declared_length(tmp_path:
     )
     server = _dripping(head, chunk, 0)
     with running(server):
-        code, out, err = _gate(server, tmp_path, "github-timeout: 30\ngithub-retries: 0\n")
+        code, out, err = gate(server, tmp_path, "github-timeout: 30\ngithub-retries: 0\n")
     assert code == 3, err
     assert out == ""
     assert err.splitlines()[-1] == (

@@ -40,9 +40,11 @@ def serving(payload: bytes) -> RawServer:
     return RawServer(answer)
 
 
-def gate(server: RawServer, tmp_path: Path) -> tuple[int, str, str]:
+def gate(
+    server: RawServer, tmp_path: Path, config: str = "github-retries: 0\n"
+) -> tuple[int, str, str]:
     """`reuse-gate` for a push to main, against ``server`` as the API."""
-    (tmp_path / ".changelog-tools.yaml").write_text("github-retries: 0\n")
+    (tmp_path / ".changelog-tools.yaml").write_text(config)
     env = {
         "GH_TOKEN": TOKEN,
         "GITHUB_API_URL": f"{server.url}/api/v3",
@@ -53,7 +55,8 @@ def gate(server: RawServer, tmp_path: Path) -> tuple[int, str, str]:
         "GITHUB_STEP_SUMMARY": "",
     }
     args = ["--event-name", "push", "--ref", "refs/heads/main", "--commit-sha", MERGE]
-    proc = run_cli("reuse-gate", *args, cwd=tmp_path, env=env)
+    # the timeout is a hang guard for servers that misbehave, not a speed assertion
+    proc = run_cli("reuse-gate", *args, cwd=tmp_path, env=env, timeout=120)
     return proc.returncode, proc.stdout, proc.stderr
 
 

@@ -632,9 +632,8 @@ def _quiet_config(root: Path, **extra: object) -> None:
     (root / ".changelog-tools.yaml").write_text("\n".join(lines) + "\n")
 
 
-def test_the_command_in_a_pull_request_workflow_needs_no_flags(
-    fake: FakeGitHub, tmp_path: Path
-) -> None:
+def _authorized_synchronize(fake: FakeGitHub, tmp_path: Path) -> dict[str, str]:
+    """The workflow environment of a push to PR #7, whose reuse is authorized."""
     authorize(fake)
     env = _workflow_env(fake, tmp_path, "pull_request", {
         "action": "synchronize", "number": 7, "pull_request": {"number": 7},
@@ -642,6 +641,13 @@ def test_the_command_in_a_pull_request_workflow_needs_no_flags(
     env["GITHUB_SHA"] = sha_of("test-merge")
     env["GITHUB_REF"] = "refs/pull/7/merge"
     _quiet_config(tmp_path)
+    return env
+
+
+def test_the_command_in_a_pull_request_workflow_needs_no_flags(
+    fake: FakeGitHub, tmp_path: Path
+) -> None:
+    env = _authorized_synchronize(fake, tmp_path)
     proc = run_cli("reuse-gate", cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr
     outputs = json.loads(proc.stdout)
@@ -660,13 +666,7 @@ def test_the_decision_is_printed_in_the_format_asked_for(
     fake: FakeGitHub, tmp_path: Path, output_format: str
 ) -> None:
     """The action passes its `format:` input to every command; reuse-gate takes it too."""
-    authorize(fake)
-    env = _workflow_env(fake, tmp_path, "pull_request", {
-        "action": "synchronize", "number": 7, "pull_request": {"number": 7},
-    })  # fmt: skip
-    env["GITHUB_SHA"] = sha_of("test-merge")
-    env["GITHUB_REF"] = "refs/pull/7/merge"
-    _quiet_config(tmp_path)
+    env = _authorized_synchronize(fake, tmp_path)
     proc = run_cli("reuse-gate", "--format", output_format, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr
     outputs = read_step_outputs((tmp_path / "output").read_text())
