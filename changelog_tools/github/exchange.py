@@ -24,8 +24,11 @@ a SOCKS proxy keeps only urllib3's per-read timeouts.
 from __future__ import annotations
 
 import contextlib
+import heapq
+import itertools
 import socket
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 import requests
@@ -68,23 +71,21 @@ class Watchdog:
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
         self.fired = False
+        self.done = False
         self._connections: list[HTTPConnection] = []
         self._lock = threading.Lock()
-        self._done = False
-        self._timer = threading.Timer(seconds, self._fire)
-        self._timer.daemon = True
 
     def __enter__(self) -> Watchdog:
         self._outer = getattr(_current, "watchdog", None)
         _current.watchdog = self
-        self._timer.start()
+        _CLOCK.arm(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
         with self._lock:
-            self._done = True
-        self._timer.cancel()
+            self.done = True
         _current.watchdog = self._outer
 
     def track(self, connection: HTTPConnection) -> None:
@@ -94,13 +95,62 @@ class Watchdog:
             else:
                 self._connections.append(connection)
 
-    def _fire(self) -> None:
+    def fire(self) -> None:
         with self._lock:
-            if self._done:
+            if self.done:
                 return
             self.fired = True
             for connection in self._connections:
                 _shut(connection)
+
+
+class _Clock:
+    """One thread for every deadline of the process (a thread per exchange cost more than the
+    exchange itself against a local server); it lingers a moment after the last one, so a run
+    of requests shares it, then ends."""
+
+    LINGER = 2.0
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int, Watchdog]] = []
+        self._order = itertools.count()
+        self._running = False
+
+    def arm(self, watchdog: Watchdog) -> None:
+        with self._cond:
+            heapq.heappush(self._heap, (watchdog.deadline, next(self._order), watchdog))
+            if not self._running:
+                self._running = True
+                threading.Thread(target=self._run, name="changelog-tools-deadlines",
+                                 daemon=True).start()  # fmt: skip
+            self._cond.notify()
+
+    def _run(self) -> None:
+        with self._cond:
+            idle_since: float | None = None
+            while True:
+                while self._heap and self._heap[0][2].done:
+                    heapq.heappop(self._heap)
+                now = time.monotonic()
+                if not self._heap:
+                    idle_since = idle_since or now
+                    if now - idle_since >= self.LINGER:
+                        self._running = False
+                        return
+                    self._cond.wait(self.LINGER)
+                    continue
+                idle_since = None
+                deadline, _, watchdog = self._heap[0]
+                if now < deadline:
+                    # wake at the deadline, or sooner to drop finished exchanges
+                    self._cond.wait(min(deadline - now, self.LINGER))
+                    continue
+                heapq.heappop(self._heap)
+                watchdog.fire()
+
+
+_CLOCK = _Clock()
 
 
 def _shut(connection: HTTPConnection) -> None:
@@ -235,8 +285,13 @@ class _Bounded:
                     allow_redirects=False,
                     stream=True,
                 )
-                with response:
+                try:
                     body = read_body(response, MAX_ANSWER, "the answer")
+                except BaseException:
+                    response.close()  # cut off: this connection is not reused
+                    raise
+                # read to the end: urllib3 has put the connection back in the pool (closing
+                # the response here would close the connection and cost a new one per request)
             except (requests.RequestException, OSError) as exc:
                 if watchdog.fired:
                     raise DeadlineExceeded(seconds) from exc
