@@ -129,9 +129,10 @@ def parse_entries(
     if (base_ledger is not None and not base_ledger.structured) or not head_ledger.structured:
         bad = head_ledger if not head_ledger.structured else base_ledger
         errors = [d for d in (bad.diagnostics if bad else ()) if d.severity is dx.Severity.ERROR]
+        which = "the file" if bad is head_ledger else f"the base ({base_label})"
         raise Refusal(
             dx.NOT_AN_APPEND,
-            f"the file cannot be parsed into entries, so {so}",
+            f"{which} cannot be parsed into entries, so {so}",
             path=path,
             line=errors[0].line if errors else None,
             details=errors,

@@ -252,3 +252,10 @@ def test_a_pull_request_cannot_phase_a_rule_in_for_itself(repo: Path) -> None:
     )
     proc = run_cli("check", cwd=repo)
     assert proc.returncode == 1 and "CL103" in proc.stdout and "CL116" in proc.stdout
+
+
+def test_a_base_that_does_not_parse_is_named_as_the_base() -> None:
+    with pytest.raises(Refusal) as caught:
+        fix_change(b"garbage: [\n", BASE, config=config(), path="p", base_label="b.yaml")
+    assert caught.value.code == dx.NOT_AN_APPEND
+    assert "the base (b.yaml) cannot be parsed into entries" in caught.value.message
