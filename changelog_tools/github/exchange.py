@@ -193,15 +193,24 @@ class _TrackedHTTPSPool(HTTPSConnectionPool):
     ConnectionCls = _TrackedHTTPSConnection
 
 
+_TRACKED_POOLS = {"http": _TrackedHTTPPool, "https": _TrackedHTTPSPool}
+
+
 class WatchedAdapter(requests.adapters.HTTPAdapter):
     """requests' adapter whose connections report to the exchange's :class:`Watchdog`."""
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
-        self.poolmanager.pool_classes_by_scheme = {
-            "http": _TrackedHTTPPool,
-            "https": _TrackedHTTPSPool,
-        }
+        self.poolmanager.pool_classes_by_scheme = _TRACKED_POOLS
+
+    def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> Any:
+        # An HTTP(S) proxy gets a pool manager of its own (HTTPS_PROXY in CI): its connections
+        # must report to the watchdog too. A SOCKS proxy's manager brings its own connection
+        # classes and keeps only urllib3's per-read timeouts.
+        manager = super().proxy_manager_for(proxy, **proxy_kwargs)
+        if not proxy.lower().startswith("socks"):
+            manager.pool_classes_by_scheme = _TRACKED_POOLS
+        return manager
 
 
 def read_body(response: requests.Response, limit: int, what: str) -> bytes:

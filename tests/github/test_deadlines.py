@@ -19,6 +19,7 @@ import pytest
 from changelog_tools.errors import GitHubError
 from changelog_tools.github.adapter import GitHub
 from changelog_tools.github.exchange import MAX_ANSWER, Watchdog, read_body
+from tests.conftest import run_cli
 from tests.fakegithub_fixtures import REPO, TOKEN
 from tests.github.servers import RawServer, running
 from tests.github.test_hostile_answers import gate
@@ -194,3 +195,28 @@ def test_read_body_refuses_a_declared_length_before_reading() -> None:
     assert read_body(_Response({}, [b"12345", b"67890"]), 10, "x") == b"1234567890"  # type: ignore[arg-type]
     with pytest.raises(AnswerTooLarge, match="holds more than the 10 bytes"):
         read_body(_Response({}, [b"123456", b"789012"]), 10, "x")  # type: ignore[arg-type]
+
+
+def test_the_deadline_holds_through_an_http_proxy(tmp_path: Path) -> None:
+    """Behind HTTP_PROXY (as on many CI runners) requests uses a pool manager of the proxy's
+    own; its connections must report to the watchdog as well. The "proxy" here answers
+    `100 Continue` for ever, which no read timeout and no header limit ends."""
+    proxy = _dripping(b"", b"HTTP/1.1 100 Continue\r\n\r\n", 0.05)
+    env = {
+        "GH_TOKEN": TOKEN,
+        "GITHUB_API_URL": "http://api.example.invalid/api/v3",
+        "GITHUB_REPOSITORY": REPO,
+        "GITHUB_ACTIONS": "",
+        "HTTP_PROXY": proxy.url,
+        "http_proxy": proxy.url,
+        "NO_PROXY": "",
+        "no_proxy": "",
+    }
+    (tmp_path / ".changelog-tools.yaml").write_text(ONE_SECOND)
+    args = ["--event-name", "push", "--ref", "refs/heads/main", "--commit-sha", MERGE]
+    with running(proxy):
+        # the timeout is the hang guard: without the watchdog on the proxy's pool this never ends
+        proc = run_cli("reuse-gate", *args, cwd=tmp_path, env=env, timeout=60)
+    assert proxy.heads and proxy.heads[0].startswith(b"GET http://api.example.invalid:80/")
+    assert proc.returncode == 3, proc.stderr
+    assert "no complete answer within 2s" in proc.stderr.splitlines()[-1]
