@@ -61,7 +61,7 @@ def fix(
     Examples:
       changelog-tools fix                      # against the merge-base with main
       changelog-tools fix --dry-run --diff
-      changelog-tools fix --base-ref origin/main --pr 1234
+      changelog-tools fix --pr 1234 --format json
     """
     import contextlib
 
