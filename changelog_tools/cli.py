@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("changelog_tools.commands.validate", "validate"),
     "new": ("changelog_tools.commands.new", "new"),
     "merge": ("changelog_tools.commands.merge", "merge"),
+    "recover": ("changelog_tools.commands.recover", "recover"),
     "demo": ("changelog_tools.commands.demo", "demo"),
     "check": ("changelog_tools.commands.check", "check"),
     "lint": ("changelog_tools.commands.lint", "lint"),
@@ -51,6 +52,7 @@ SUMMARIES: dict[str, str] = {
     "validate": "Validate whole changelog files: bytes, YAML safety, entry shape and schema.",
     "new": "Append a new entry to the changelog, formatted, resolved and checked.",
     "merge": "Merge pull request PR so that main reuses its sweep instead of sweeping again.",
+    "recover": "Recover a lost ingest on main: a pull request that reuses the original sweep.",
     "demo": "Show the whole flow on a throwaway repository, with the real commands.",
     "check": "Check a change to the changelog: what CI runs on every pull request and push to "
     "main.",
@@ -85,6 +87,7 @@ HELP: dict[str, tuple[str, str]] = {
     "reuse-gate": ("CI", "changelog-tools reuse-gate"),
     "signoff": ("CI", "changelog-tools signoff --help"),
     "merge": ("Maintainers", "changelog-tools merge 2650 --dry-run"),
+    "recover": ("Maintainers", "changelog-tools recover --pr 2650 --dry-run"),
     "canonicalize": ("Maintainers", "changelog-tools canonicalize --pr 2650"),
     "resolve": ("Maintainers", "changelog-tools resolve --pr 2650 --add"),
     "demo": ("Maintainers", "changelog-tools demo"),

@@ -583,6 +583,67 @@ OPTIONS: tuple[Option, ...] = (
         "Regular expressions of upstream recipe links a single-node vLLM/SGLang sign-off must "
         "name; two groups (repository, number) make it a pull request that must be merged.",
     ),
+    # -- recover (changelog_tools/flows/recover.py; docs/recover.md) ------------------------
+    Option(
+        "recover-branch-prefix",
+        "recovery/reuse-pr-",
+        {"type": "string", "minLength": 1, "pattern": r"^[A-Za-z0-9._/-]+$"},
+        "`recover`: the recovery branch is this prefix followed by the original PR's number.",
+    ),
+    Option(
+        "recover-label",
+        "full-sweep-enabled",
+        {"type": "string", "minLength": 1},
+        "`recover`: the one sweep label the recovery PR gets (one of `full-sweep-labels`).",
+    ),
+    Option(
+        "recover-ingest-jobs",
+        ["trigger-ingest", "trigger-agentic-ingest"],
+        {**_STR_LIST, "minItems": 1},
+        "`recover`: job-name patterns of the push run's ingest jobs; a run none of whose "
+        "ingest jobs succeeded lost its ingest.",
+    ),
+    Option(
+        "recover-sweep-jobs",
+        ["canary *", "single-node *", "multi-node *", "agentic *", "eval *"],
+        _STR_LIST,
+        "`recover`: job-name patterns of the sweep's benchmark jobs. They are skipped when the "
+        "push run reuses a sweep; one that ran and did not succeed means the ingest (if any) "
+        "took an incomplete sweep.",
+    ),
+    Option(
+        "recover-required-checks",
+        ["reuse-sweep-gate"],
+        _STR_LIST,
+        "`recover`: checks the recovery PR needs besides `changelog-check-name` before it is "
+        "merged (every other reported check must pass too).",
+    ),
+    Option(
+        "recover-title",
+        "Recover the ingest of #{pr}",
+        {"type": "string", "minLength": 1},
+        "`recover`: title of the recovery PR (`{pr}`: the original PR's number; `{run}`: the "
+        "source run).",
+    ),
+    Option(
+        "recover-bootstrap-message",
+        "Open the recovery of #{pr}",
+        {"type": "string", "minLength": 1},
+        "`recover`: message of the empty commit the recovery branch starts with (`{pr}` only).",
+    ),
+    Option(
+        "recover-commit-message",
+        "Re-append the changelog entries of #{pr}",
+        {"type": "string", "minLength": 1},
+        "`recover`: message of the commit that appends the recovery entries.",
+    ),
+    Option(
+        "recover-carrier-message",
+        "Carry source run {run} ({sha}) into the recovery of #{pr}",
+        {"type": "string", "minLength": 1},
+        "`recover`: message of the tree-preserving commit whose second parent is the source "
+        "run's commit (`{sha}`), so that commit is among the recovery PR's commits.",
+    ),
 )
 
 
@@ -661,6 +722,15 @@ class Config:
     signoff_eval_file: str
     signoff_thresholds: str
     signoff_recipe_links: tuple[str, ...]
+    recover_branch_prefix: str
+    recover_label: str
+    recover_ingest_jobs: tuple[str, ...]
+    recover_sweep_jobs: tuple[str, ...]
+    recover_required_checks: tuple[str, ...]
+    recover_title: str
+    recover_bootstrap_message: str
+    recover_commit_message: str
+    recover_carrier_message: str
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None
 

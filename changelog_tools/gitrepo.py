@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -152,7 +152,9 @@ class GitRepo:
 
     # -- running git ---------------------------------------------------------------------
 
-    def _run(self, args: tuple[str, ...]) -> tuple[int, bytes, str]:
+    def _run(
+        self, args: tuple[str, ...], env: Mapping[str, str] | None = None
+    ) -> tuple[int, bytes, str]:
         runner = self._repo.git
         with _failures(f"git {' '.join(args)}"):
             return runner.execute(
@@ -161,14 +163,16 @@ class GitRepo:
                 with_exceptions=False,
                 stdout_as_string=False,
                 strip_newline_in_stdout=False,
+                env=env,
             )
 
-    def git(self, *args: str, strip: bool = True) -> str:
+    def git(self, *args: str, strip: bool = True, env: Mapping[str, str] | None = None) -> str:
         """Run ``git ARGS`` in this repository and return stdout; raise GitError on failure.
 
-        With ``strip`` one trailing newline is removed (git ends its answers with one).
+        With ``strip`` one trailing newline is removed (git ends its answers with one); ``env``
+        adds variables for this one command (a temporary index, say).
         """
-        status, out, err = self._run(args)
+        status, out, err = self._run(args, env)
         if status != 0:
             # git's message can span lines: one line instead.
             reason = _one_line(err) or f"exit status {status}"

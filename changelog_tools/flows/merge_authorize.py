@@ -45,15 +45,36 @@ def post_authorization(
             f"already authorized (comment {plan.authorization.comment_id if plan.authorization else '?'})",
         )
         return None
-    say("authorize", f"posting `{plan.authorize_body}` on PR #{plan.pr}")
+    known = plan.authorization.comment_id if plan.authorization else 0
+    return post_command(
+        pr=plan.pr, body=plan.authorize_body, known=known, github=github, config=config, say=say
+    )
+
+
+def post_command(
+    *,
+    pr: int,
+    body: str,
+    known: int,
+    github: MergeGitHub,
+    config: Config,
+    say: Say,
+    nothing_else: str = "Nothing was pushed or merged",
+) -> Comment:
+    """Post the reuse command ``body`` on PR ``pr`` once and make sure it authorizes.
+
+    ``known`` is the newest authorizing comment id seen before (0: none): a comment after it
+    with the same body is ours when the post's answer was lost.
+    """
+    say("authorize", f"posting `{body}` on PR #{pr}")
     try:
-        comment = github.create_issue_comment(plan.pr, plan.authorize_body)
+        comment = github.create_issue_comment(pr, body)
     except AmbiguousWriteError:
         # The answer was lost: the comment may exist. Look before posting once more.
-        found = _posted_authorization(plan, github=github, config=config)
+        found = _posted_authorization(pr, body, known, github=github, config=config)
         if found is None:
             say("authorize", "the post did not land; posting once more")
-            found = github.create_issue_comment(plan.pr, plan.authorize_body)
+            found = github.create_issue_comment(pr, body)
         else:
             say("authorize", f"the post landed as comment {found.id}")
         comment = found
@@ -68,24 +89,25 @@ def post_authorization(
         raise AbortedError(
             f"the authorization comment was posted as {comment.author or 'unknown'} "
             f"({comment.author_association}), which `reuse-allowed-associations` does not "
-            f"accept; {left}. Nothing was pushed or merged",
-            hint="run the merge with a maintainer's token",
+            f"accept; {left}. {nothing_else}",
+            hint="run it again with a maintainer's token",
         )
     return comment
 
 
-def _posted_authorization(plan: Plan, *, github: MergeGitHub, config: Config) -> Comment | None:
-    """The comment a lost POST of ``plan.authorize_body`` created, if it exists.
+def _posted_authorization(
+    pr: int, body: str, known: int, *, github: MergeGitHub, config: Config
+) -> Comment | None:
+    """The comment a lost POST of ``body`` created, if it exists.
 
     Only comments that authorize count: someone else's identical but powerless comment
     (a PR author asking for reuse) must not pass for ours.
     """
-    known = plan.authorization.comment_id if plan.authorization else 0
-    body = (plan.authorize_body or "").strip()
+    body = body.strip()
     allowed = {a.upper() for a in config.reuse_allowed_associations}
     mine = [
         c
-        for c in github.list_issue_comments(plan.pr)
+        for c in github.list_issue_comments(pr)
         if c.id > known and c.body.strip() == body and c.author_association.upper() in allowed
     ]
     return max(mine, key=lambda c: c.id) if mine else None

@@ -16,54 +16,75 @@ from changelog_tools.github.adapter import MergeRejectedError
 
 def squash_merge(*, plan: Plan, request: MergeRequest, github: MergeGitHub, say: Say) -> str:
     """Squash-merge ``plan.pr`` pinned to ``plan.candidate``; return the merge commit's SHA."""
-    n = plan.pr
+    reuses = f"sweep run {plan.source.id}" + (f" ({plan.source.url})" if plan.source.url else "")
+    return squash_pinned(
+        pr=plan.pr,
+        sha=plan.candidate,
+        title=plan.squash_title,
+        message=plan.squash_message,
+        admin=request.admin,
+        github=github,
+        say=say,
+        reuses=reuses,
+        rerun=f"changelog-tools merge {plan.pr}",
+    )
+
+
+def squash_pinned(
+    *,
+    pr: int,
+    sha: str,
+    title: str,
+    message: str,
+    admin: bool,
+    github: MergeGitHub,
+    say: Say,
+    reuses: str,
+    rerun: str,
+) -> str:
+    """Squash-merge PR ``pr`` only while its head is ``sha``; return the merge commit's SHA.
+
+    ``reuses`` names the sweep main reuses (for the last progress line); ``rerun`` is the
+    command a user runs again after a failure.
+    """
+    n = pr
     pull = github.get_pull(n)
     if pull.merged:
         say("merge", f"PR #{n} was merged meanwhile as {pull.merge_commit_sha}")
         return pull.merge_commit_sha or ""
-    if pull.head_sha != plan.candidate:
+    if pull.head_sha != sha:
         raise AbortedError(
-            f"PR #{n}'s head changed to {pull.head_sha[:12]}; expected {plan.candidate[:12]}. "
+            f"PR #{n}'s head changed to {pull.head_sha[:12]}; expected {sha[:12]}. "
             "Nothing was merged",
-            hint="someone pushed while the checks ran; re-run the merge",
+            hint=f"someone pushed while the checks ran; re-run `{rerun}`",
         )
-    if pull.mergeable_state == "blocked" and not request.admin:
+    if pull.mergeable_state == "blocked" and not admin:
         raise AbortedError(
             f"GitHub reports PR #{n} as blocked by branch protection; nothing was merged",
             hint="get the missing approvals or statuses, or re-run with --admin if you may "
             "bypass them",
         )
-    say("merge", f"squash-merging PR #{n} at {plan.candidate[:12]}")
+    say("merge", f"squash-merging PR #{n} at {sha[:12]}")
     try:
-        result = github.merge_pull(
-            n,
-            sha=plan.candidate,
-            method="squash",
-            title=plan.squash_title,
-            message=plan.squash_message,
-        )
+        result = github.merge_pull(n, sha=sha, method="squash", title=title, message=message)
     except MergeRejectedError as exc:
         raise AbortedError(
             f"GitHub refused to merge PR #{n}: {exc.message}. Nothing was merged",
-            hint="re-run the merge" if exc.status == 409 else exc.hint,
+            hint=f"re-run `{rerun}`" if exc.status == 409 else exc.hint,
         ) from None
     except GitHubError as exc:
         # The request went out; whether GitHub merged is unknown until the PR is read.
-        sha = _confirm_lost_merge(n, exc, url=pull.html_url, github=github, say=say)
+        merged = _confirm_lost_merge(n, exc, url=pull.html_url, github=github, say=say, rerun=rerun)
     else:
         if not result.merged:
             raise GitHubError(f"GitHub did not merge PR #{n}: {result.message}")
-        sha = result.sha
-    say(
-        "merge",
-        f"merged PR #{n} as {sha}; main reuses sweep run {plan.source.id}"
-        + (f" ({plan.source.url})" if plan.source.url else ""),
-    )
-    return sha
+        merged = result.sha
+    say("merge", f"merged PR #{n} as {merged}; main reuses {reuses}")
+    return merged
 
 
 def _confirm_lost_merge(
-    n: int, exc: GitHubError, *, url: str | None, github: MergeGitHub, say: Say
+    n: int, exc: GitHubError, *, url: str | None, github: MergeGitHub, say: Say, rerun: str
 ) -> str:
     """The merge commit when a re-read shows the lost merge landed; else the truth, as an error.
 
@@ -80,13 +101,13 @@ def _confirm_lost_merge(
             f"the merge request for PR #{n} was sent, but its result could not be read "
             f"({detail}); check PR #{n}" + (f" at {url}" if url else "") + " before merging "
             "it again: it may be merged",
-            hint=f"re-run `changelog-tools merge {n}` once GitHub answers: it reads the PR "
-            "first, reports a merge that landed, and never merges twice",
+            hint=f"re-run `{rerun}` once GitHub answers: it reads the PR first, reports a "
+            "merge that landed, and never merges twice",
         ) from None
     if pull.merged and pull.merge_commit_sha:
         say("merge", f"the answer was lost, but PR #{n} is merged as {pull.merge_commit_sha}")
         return pull.merge_commit_sha
     raise GitHubError(
         f"{exc.message}; PR #{n} is not merged (read again just now)",
-        hint=exc.hint or f"re-run `changelog-tools merge {n}`",
+        hint=exc.hint or f"re-run `{rerun}`",
     ) from None

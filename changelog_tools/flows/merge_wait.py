@@ -38,6 +38,8 @@ class CheckWaiter:
     reporter: WaitReporter
     sleep: Callable[[float], None] = time.sleep
     clock: Callable[[], float] = time.monotonic
+    extra_required: tuple[str, ...] = ()  # checks a caller needs besides the configured ones
+    rerun: str | None = None  # the command that keeps waiting (default: `merge PR`)
 
     def wait(self, *, sha: str, pr: int, request: MergeRequest) -> None:
         """Wait for the changelog check, then every check, on ``sha``; fail fast."""
@@ -48,7 +50,9 @@ class CheckWaiter:
         )
         start = self.clock()
         deadline = start + timeout
-        required = (cfg.changelog_check_name, *cfg.required_checks)
+        required = tuple(
+            dict.fromkeys((cfg.changelog_check_name, *cfg.required_checks, *self.extra_required))
+        )
         self.say(
             "wait",
             f"waiting for {', '.join(required)} and every other check on {sha[:12]} "
@@ -70,7 +74,8 @@ class CheckWaiter:
                     raise AbortedError(
                         f"timed out after {duration(timeout)} waiting for {', '.join(pending)} on "
                         f"{sha[:12]}; nothing was merged",
-                        hint=f"re-run `changelog-tools merge {pr}` to keep waiting",
+                        hint=f"re-run `{self.rerun or f'changelog-tools merge {pr}'}` to keep "
+                        "waiting",
                     )
                 # The last look falls on the deadline, not up to an interval after it.
                 pause = min(interval, deadline - now)

@@ -42,6 +42,7 @@ from changelog_tools.github.actions_env import (
     resolve_token,
     write_step_outputs,
 )
+from changelog_tools.github.authoring import AuthoringEndpoints
 from changelog_tools.github.failures import (
     AmbiguousWriteError,
     GitHubStatusError,
@@ -131,7 +132,7 @@ __all__ = [
 _EARLIEST = datetime.min.replace(tzinfo=UTC)  # sorts before every (aware) timestamp
 
 
-class GitHub(ReviewingEndpoints):
+class GitHub(ReviewingEndpoints, AuthoringEndpoints):
     """One repository on one GitHub API endpoint: the calls the tool makes, as records."""
 
     # -- pull requests --------------------------------------------------------------------------

@@ -273,6 +273,18 @@ def _not_found() -> Response:
     )
 
 
+def _validation_failed(resource: str, field_name: str, code: str) -> Response:
+    """GitHub's 422 for a bad field: the message, and an ``errors`` list naming the field."""
+    return Response(
+        422,
+        {
+            "message": "Validation Failed",
+            "errors": [{"resource": resource, "field": field_name, "code": code}],
+            "documentation_url": "https://docs.github.com/rest",
+        },
+    )
+
+
 def _error(status: int, message: str) -> Response:
     return Response(status, {"message": message, "documentation_url": "https://docs.github.com"})
 
@@ -1270,6 +1282,71 @@ class FakeGitHub:
         return Response(
             200, {"sha": sha, "merged": True, "message": "Pull Request successfully merged"}
         )
+
+    @route("POST", _R + r"/pulls")
+    def _create_pull(self, request: Request) -> Response:
+        body = request.body if isinstance(request.body, dict) else {}
+        head, base = body.get("head"), body.get("base")
+        if not isinstance(head, str) or not isinstance(base, str) or not head or not base:
+            return _validation_failed(
+                "PullRequest", "head" if not head else "base", "missing_field"
+            )
+        owner = self.repository.split("/")[0]
+        branch = head.split(":", 1)[1] if head.startswith(f"{owner}:") else head
+        if ":" in branch:
+            return _validation_failed("PullRequest", "head", "invalid")  # a fork: not modelled
+        if any(p.state == "open" and p.head_ref == branch for p in self.pulls.values()):
+            return _error(422, f"A pull request already exists for {owner}:{branch}.")
+        if self.git is not None:
+            head_sha = self.git.resolve(f"refs/heads/{branch}")
+            base_sha = self.git.resolve(f"refs/heads/{base}")
+            if head_sha is None or base_sha is None:
+                return _validation_failed(
+                    "PullRequest", "head" if head_sha is None else "base", "invalid"
+                )
+            if not self.git.commits(base_sha, head_sha):
+                return _error(422, f"No commits between {base} and {branch}")
+        number = max([*self.pulls, *(c.issue for c in self.comments.values()), 0]) + 1
+        pull = self.add_pull(
+            number,
+            branch,
+            base_ref=base,
+            title=str(body.get("title") or ""),
+            body=str(body.get("body") or ""),
+            draft=bool(body.get("draft")),
+            author=self.actor,
+        )
+        return Response(201, self.pull_json(pull))
+
+    @route("GET", _R + r"/issues/(?P<number>\d+)/labels")
+    def _list_labels(self, request: Request, number: str) -> Response:
+        pull = self._find_pull(number)
+        if pull is None:
+            return _not_found()
+        return self._page(request, [self._label_json(name) for name in pull.labels])
+
+    @route("POST", _R + r"/issues/(?P<number>\d+)/labels")
+    def _add_labels(self, request: Request, number: str) -> Response:
+        pull = self._find_pull(number)
+        if pull is None:
+            return _not_found()
+        # GitHub takes a bare array of names or {"labels": [...]} (PyGithub sends the array)
+        names = request.body.get("labels") if isinstance(request.body, dict) else request.body
+        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+            return _validation_failed("Label", "labels", "invalid")
+        for name in names:
+            if name not in pull.labels:
+                pull.labels.append(name)
+        return Response(200, [self._label_json(name) for name in pull.labels])
+
+    def _label_json(self, name: str) -> dict[str, Any]:
+        return {
+            "id": int(hashlib.sha1(name.encode()).hexdigest()[:8], 16),
+            "name": name,
+            "color": "ededed",
+            "default": False,
+            "url": self.api(f"/repos/{self.repository}/labels/{urllib.parse.quote(name)}"),
+        }
 
     @route("GET", _R + r"/issues/(?P<number>\d+)/comments")
     def _list_comments(self, request: Request, number: str) -> Response:

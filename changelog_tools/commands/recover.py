@@ -1,0 +1,164 @@
+"""`changelog-tools recover (RUN_URL | --pr N)`: recover a lost ingest of main's sweep."""
+
+from __future__ import annotations
+
+import click
+
+from changelog_tools.commands._common import PR_NUMBER, config_option
+from changelog_tools.config import Config
+from changelog_tools.errors import ExitCode, UsageError
+
+
+@click.command()
+@click.argument("run_url", required=False, metavar="[RUN_URL]")
+@click.option(
+    "--pr",
+    type=PR_NUMBER,
+    default=None,
+    help="The original pull request; its merge commit's push run is the target.",
+)
+@click.option(
+    "--source-run",
+    type=PR_NUMBER,
+    default=None,
+    help="Reuse this sweep run of the original PR (a failed or cancelled one is accepted only "
+    "when named here). Default: its newest successful run with result artifacts.",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Read everything and check everything; push, open, label, post and merge nothing; "
+    "print the plan.",
+)
+@click.option(
+    "--yes",
+    "-y",
+    is_flag=True,
+    help="Do not ask before the first write (needed without a terminal).",
+)
+@click.option(
+    "--admin",
+    is_flag=True,
+    help="Merge even when GitHub reports the recovery PR as blocked by branch protection.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Seconds to wait for the checks, and then for the push run (default: `check-timeout`).",
+)
+@click.option(
+    "--poll-interval",
+    type=click.FloatRange(min=0.01),
+    default=None,
+    help="Seconds between two looks while waiting (default: `check-poll-interval`).",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json: the plan and the outcome as one JSON document.",
+)
+@config_option
+def recover(
+    run_url: str | None,
+    pr: int | None,
+    source_run: int | None,
+    dry_run: bool,
+    yes: bool,
+    admin: bool,
+    timeout: float | None,
+    poll_interval: float | None,
+    output_format: str,
+    config: Config,
+) -> int:
+    """Recover a lost ingest on main: a pull request that reuses the original sweep.
+
+    RUN_URL is the push run on main whose ingest was lost
+    (https://github.com/OWNER/NAME/actions/runs/ID, optionally /job/ID); or name the
+    original pull request with --pr N.
+
+    \b
+    Steps (progress on stderr; docs/recover.md maps each to the manual procedure):
+      1 target    a completed push run of `sweep-workflow` on the default branch whose
+                  ingest jobs did not succeed, or succeeded on a cancelled sweep; exactly
+                  one merged PR has its commit as merge commit
+      2 source    the original PR's sweep run: --source-run, or its newest successful run
+                  on one of its commits with unexpired result artifacts; no drift between
+                  that commit and what was merged
+      3 scope     the entries the original merge appended (a clean append, else refused)
+      4 recovery  an empty commit pushed to `recover-branch-prefix`N, the PR opened, the
+                  `recover-label` added, `/reuse-sweep-run RUN` posted; then the entries
+                  appended with the recovery PR's link (checked by `check`), and a commit
+                  whose second parent is the source commit, pushed once, never forced
+      5 merge     the source commit listed and only the changelog changed; wait for the
+                  checks; squash-merge; wait for the push run of the squash commit and
+                  report whether it reused the source run and ran the ingest
+
+    Every read and every refusal comes before the first write. A re-run after any failure
+    resumes from what GitHub has (branch, PR, label, comment, entries, merge) and never
+    opens, labels, posts or appends twice. Your checkout is never touched.
+
+    \b
+    Exit status: 0 recovered (with --dry-run: the plan is ready), 1 not recoverable as
+    asked (the reason is printed), 2 usage or configuration error, 3 git or GitHub failed,
+    4 stopped safely (the message says what GitHub already has; a re-run resumes).
+
+    \b
+    Examples:
+      changelog-tools recover https://github.com/OWNER/NAME/actions/runs/123 --dry-run
+      changelog-tools recover --pr 2650 --yes
+      changelog-tools recover --pr 2650 --source-run 987654321 --yes --format json
+    """
+    import sys
+
+    from changelog_tools.diagnostics import no_commands
+    from changelog_tools.flows.recover import RecoverRequest, render_outcome, run_recover
+
+    if (run_url is None) == (pr is None):
+        raise UsageError(
+            "give the run URL or --pr N (exactly one)",
+            hint="changelog-tools recover --pr 2650 --dry-run",
+        )
+    if not dry_run and not yes and not sys.stdin.isatty():
+        raise UsageError(
+            "recover pushes, opens a pull request and merges it; pass --yes to go ahead "
+            "without a terminal",
+            hint="see the plan first with --dry-run",
+        )
+
+    def progress(message: str) -> None:
+        click.echo(no_commands(message), err=True)
+
+    def live(text: str) -> None:
+        click.echo(no_commands(text), err=True, nl=False)
+
+    def confirm(outcome: object) -> bool:
+        click.echo(no_commands(render_outcome(outcome)), err=True, nl=False)  # type: ignore[arg-type]
+        return click.confirm("Push, open, post and merge as planned?", default=False, err=True)
+
+    request = RecoverRequest(
+        target=run_url,
+        pr=pr,
+        source_run=source_run,
+        dry_run=dry_run,
+        admin=admin,
+        timeout=timeout,
+        poll_interval=poll_interval,
+    )
+    outcome = run_recover(
+        request,
+        config=config,
+        progress=progress,
+        live=live if sys.stderr.isatty() else None,
+        confirm=None if (yes or dry_run) else confirm,
+    )
+    if output_format == "json":
+        from changelog_tools import diagnostics as dx
+
+        click.echo(dx.json_text(outcome.to_json()), nl=False)
+    else:
+        click.echo(no_commands(render_outcome(outcome)), nl=False)
+    return int(ExitCode.OK)
