@@ -143,4 +143,4 @@ def branch_state(repo: GitRepo, sha: str | None, *, bootstrap_message: str) -> B
 
 
 def _same_tree(repo: GitRepo, a: str, b: str) -> bool:
-    return repo.rev_parse(f"{a}^{{tree}}") == repo.rev_parse(f"{b}^{{tree}}")
+    return repo.git("rev-parse", f"{a}^{{tree}}") == repo.git("rev-parse", f"{b}^{{tree}}")
