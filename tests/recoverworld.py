@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from changelog_tools.testing.fakegithub import FakeGitHub, FakeRun
-from changelog_tools.testing.fakesweep import lost_ingest_run, merge_now, push_run_like_ci
+from changelog_tools.testing.fakegithub import FakeRun
+from changelog_tools.testing.fakesweep import ci_push_runs, lost_ingest_run, merge_now
 from tests.conftest import git
 from tests.mergeworld import REPOSITORY, World, build_world, entry
 
@@ -42,13 +42,7 @@ def lost_world(tmp: Path, *, how: str = "cancelled") -> Iterator[tuple[World, Lo
         merge_sha = merge_now(w.fake, 1)
         target = lost_ingest_run(w.fake, merge_sha, how=how)
         # CI: every later merge gets the push run the gate's rules give it (PR #1's is above)
-        w.ci.seen.add(merge_sha)
-        fake = w.fake
-
-        def push_run(number: int, sha: str, fake: FakeGitHub = fake) -> None:
-            push_run_like_ci(fake, number, sha)
-
-        w.ci.on_merge = push_run
+        w.ci.on_merge = ci_push_runs(w.fake)
         lost = Lost(head, source, merge_sha, target, w.origin_file("main"))
         yield w, lost
 

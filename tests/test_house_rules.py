@@ -47,7 +47,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 GITHUB_PACKAGE = "changelog_tools.github"
 GIT_ADAPTERS = frozenset({"changelog_tools.gitrepo"})
 CLICK_USERS_PREFIX = "changelog_tools.commands"
-TESTING_USERS = frozenset({"changelog_tools.flows.demo", "changelog_tools.flows.demo_signoff"})
+TESTING_USERS = frozenset(
+    {
+        "changelog_tools.flows.demo",
+        "changelog_tools.flows.demo_signoff",
+        "changelog_tools.flows.demo_recover",
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -159,7 +159,12 @@ def _real_check_verdict(
             masters_base={p: repo.read_blob(base, p) for p in config.master_configs},
             masters_head={p: repo.read_blob(sha, p) for p in config.master_configs},
         )
-        return {config.changelog_check_name: "success" if result.report.ok else "failure"}
+        # the PR workflow's reuse gate job runs on every push to a full-sweep PR and passes
+        # (it only decides whether the PR sweep is skipped)
+        return {
+            config.changelog_check_name: "success" if result.report.ok else "failure",
+            "reuse-sweep-gate": "success",
+        }
 
     return verdict
 
@@ -205,7 +210,15 @@ def _world(root: Path, say: Callable[[str], None]) -> Iterator[_World]:
             f"built a throwaway repository in {root} (origin: {origin.name}, clones: alice, bob, maintainer)"
         )
         say(f"fake GitHub for example-org/inferencex-mini listening on {fake.base_url}")
-        ci = FakeCI(fake, _real_check_verdict(origin, config), interval=0.05).start()
+        from changelog_tools.testing.fakesweep import ci_push_runs
+
+        # each merge to main gets the push run the reuse gate's rules give it
+        ci = FakeCI(
+            fake,
+            _real_check_verdict(origin, config),
+            interval=0.05,
+            on_merge=ci_push_runs(fake),
+        ).start()
         yield _World(shell, paths, fake, token, config)
     finally:
         if ci is not None:
@@ -375,10 +388,30 @@ def _story(
     result.reuse = {str(k): str(v) for k, v in outputs.items()}
     if result.reuse.get("reuse-enabled") != "true":
         raise DataError(f"demo: reuse-gate did not reuse a run: {result.reuse.get('reuse-reason')}")
+    from changelog_tools.flows.demo_recover import LOST_PR, recover_story
+
+    def open_lost() -> str:
+        shell.git(bob, "fetch", "-q", "origin")
+        return _open_pr(
+            shell, fake, bob, LOST_PR, "mixtral-gpu-a", "Raise mixtral concurrency on gpu-a",
+            _entry("Raise the mixtral concurrency on gpu-a to 64", f"{link}{LOST_PR}",
+                   "mixtral-fp4-gpu-a-sglang"),
+            start="origin/main",
+        )  # fmt: skip
+
+    recover_story(
+        step,
+        fake,
+        open_pr=open_lost,
+        sweep=lambda head: sweep("mixtral-gpu-a", head),
+        maintainer=maintainer,
+        say=say,
+    )
+    shell.git(maintainer, "pull", "-q", "--ff-only")
     result.final_changelog = (maintainer / CHANGELOG).read_bytes()
     say("")
-    say("== the end of main's perf-changelog.yaml: both entries, canonical links")
-    tail = result.final_changelog.decode("utf-8").split("\n\n")[-2:]
+    say("== the end of main's perf-changelog.yaml: every entry with its canonical link")
+    tail = result.final_changelog.decode("utf-8").split("\n\n")[-4:]
     for line in "\n\n".join(tail).rstrip("\n").splitlines():
         say(f"   | {line}".rstrip())
 
@@ -391,7 +424,7 @@ STATE_FILE = "github-state.json"  # the fake GitHub's state (FakeGitHub.snapshot
 ENV_FILE = "env.sh"  # `. env.sh`: the fake's URL and token, the tool on PATH
 START_FILE = "start-github.sh"  # starts the fake GitHub (and its CI) again
 HOWTO_FILE = "HOWTO.txt"  # the instructions the demo printed
-SANDBOX_PR = 3  # left open, swept and unmerged, for the user to merge
+SANDBOX_PR = 5  # left open, swept and unmerged, for the user to merge
 
 
 def _tool_command() -> tuple[str, Path | None]:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from changelog_tools.github.records import Comment
 from changelog_tools.github.reuse import find_authorization
+from changelog_tools.testing.fakeci import OnMerge
 from changelog_tools.testing.fakegithub import FakeGitHub, FakeRun, Request
 
 WORKFLOW = "run-sweep.yml"
@@ -95,3 +96,20 @@ def push_run_like_ci(
     auth = find_authorization(comments, command=command, allowed=allowed)
     reuse = auth is not None and len(labels) == 1
     return lost_ingest_run(fake, sha, how="ingested" if reuse else "cancelled", workflow=workflow)
+
+
+def ci_push_runs(fake: FakeGitHub, **rules: object) -> OnMerge:
+    """A FakeCI ``on_merge`` callback: the push run :func:`push_run_like_ci` makes, unless the
+    merge commit has a push run of the workflow already (a test or story added its own)."""
+    workflow = str(rules.get("workflow", WORKFLOW))
+
+    def on_merge(number: int, sha: str) -> None:
+        with fake._lock:
+            ran = any(
+                r.head_sha == sha and r.event == "push" and r.workflow == workflow
+                for r in fake.runs.values()
+            )
+        if not ran:
+            push_run_like_ci(fake, number, sha, **rules)  # type: ignore[arg-type]
+
+    return on_merge

@@ -15,6 +15,11 @@ from changelog_tools.flows.demo import run_demo
 from tests.conftest import run_cli
 
 LINK = "https://github.com/example-org/inferencex-mini/pull/"
+RECOVERED = (
+    b"- config-keys:\n    - mixtral-fp4-gpu-a-sglang\n  description:\n"
+    b'    - "Raise the mixtral concurrency on gpu-a to 64"\n'
+    b"  pr-link: " + LINK.encode() + b"PR\n"
+)
 
 
 def test_the_demo_walks_every_step_with_the_expected_exit_codes_and_cleans_up(
@@ -35,6 +40,8 @@ def test_the_demo_walks_every_step_with_the_expected_exit_codes_and_cleans_up(
         ("merge", 0),
         ("merge", 0),
         ("reuse-gate", 0),
+        ("recover", 0),
+        ("recover", 0),
     ]
     assert "CL201" in result.steps[0].stdout  # the wrong pr-link, flagged by the real check
     # the sign-off bot, on the bundled example's CODEOWNERS and checklist: three verdicts
@@ -52,8 +59,13 @@ def test_the_demo_walks_every_step_with_the_expected_exit_codes_and_cleans_up(
         b"  pr-link: " + LINK.encode() + b"1\n\n"
         b"- config-keys:\n    - mixtral-fp4-gpu-b-trt\n  description:\n"
         b'    - "Upgrade the gpu-b TensorRT image to 1.3.0"\n'
-        b"  pr-link: " + LINK.encode() + b"2\n"
+        b"  pr-link: " + LINK.encode() + b"2\n\n"
+        + RECOVERED.replace(b"PR", b"3") + b"\n" + RECOVERED.replace(b"PR", b"4")
     )
+    # the recovery: planned without a write, then done, reusing PR #3's sweep
+    assert "dry run: nothing was pushed, opened" in result.steps[9].stdout
+    assert "recovery PR #4 merged as" in result.steps[10].stdout
+    assert "trigger-ingest dispatched the ingest with source run" in result.steps[10].stdout
     assert result.ok and result.workdir is None
     assert list(tmp_path.iterdir()) == []  # the throwaway repositories are gone
     assert set(threading.enumerate()) <= threads  # the fake GitHub and the CI thread stopped
@@ -75,11 +87,11 @@ def stop(server: subprocess.Popen[str]) -> str:
 def test_demo_keep_leaves_a_sandbox_whose_printed_commands_work_as_written(
     tmp_path: Path,
 ) -> None:
-    """Follow only what `demo --keep` prints: serve the sandbox again, merge PR #3 with
+    """Follow only what `demo --keep` prints: serve the sandbox again, merge PR #5 with
     --dry-run and for real, run reuse-gate on main; stop the server; nothing keeps running."""
     proc = run_cli("demo", "--keep", "--workdir", str(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "9 commands, all as expected" in proc.stdout
+    assert "11 commands, all as expected" in proc.stdout
     (root,) = tmp_path.iterdir()
     assert f"kept the sandbox in {root} (see {root}/HOWTO.txt)" in proc.stdout
     text = proc.stdout.splitlines()
@@ -95,9 +107,9 @@ def test_demo_keep_leaves_a_sandbox_whose_printed_commands_work_as_written(
     commands = [line.strip() for line in text[first:last] if not line.strip().startswith("(")]
     assert start_line == f"sh {root / 'start-github.sh'}"
     assert commands[2:] == [
-        "changelog-tools signoff verify --pr 3 --dry-run",
-        "changelog-tools merge 3 --dry-run",
-        "changelog-tools merge 3",
+        "changelog-tools signoff verify --pr 5 --dry-run",
+        "changelog-tools merge 5 --dry-run",
+        "changelog-tools merge 5",
         "git pull -q --ff-only",
         "changelog-tools reuse-gate --event-name push --ref refs/heads/main "
         '--commit-sha "$(git rev-parse HEAD)"',
@@ -133,15 +145,17 @@ def test_demo_keep_leaves_a_sandbox_whose_printed_commands_work_as_written(
     assert "dry run: nothing was posted, pushed or merged" in run.stdout
     assert "merged as " in run.stdout and "[wait] all checks passed on " in run.stderr
     gate = json.loads(run.stdout[run.stdout.rindex("{") :])
-    assert gate["reuse-enabled"] == "true" and gate["reuse-source-pr-number"] == "3"
+    assert gate["reuse-enabled"] == "true" and gate["reuse-source-pr-number"] == "5"
     assert (
         (root / "maintainer" / "perf-changelog.yaml")
         .read_bytes()
-        .endswith(b"  pr-link: " + LINK.encode() + b"3\n")
+        .endswith(b"  pr-link: " + LINK.encode() + b"5\n")
     )
     assert f"state saved to {root / 'github-state.json'}" in rest
     state = json.loads((root / "github-state.json").read_text())
-    assert [(p["number"], p["merged"]) for p in state["pulls"]] == [(1, True), (2, True), (3, True)]
+    assert [(p["number"], p["merged"]) for p in state["pulls"]] == [
+        (n, True) for n in (1, 2, 3, 4, 5)
+    ]
     with socket.socket() as probe:  # and the server is gone again
         assert probe.connect_ex(("127.0.0.1", port)) != 0
 
