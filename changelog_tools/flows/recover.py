@@ -284,6 +284,12 @@ class RecoverFlow:
                 f"recovery PR #{pull.number} is open but its branch {branch} is gone",
                 hint=f"close PR #{pull.number}, then re-run recover",
             )
+        if state.kind == "carrier" and pull is None:
+            raise DataError(
+                f"{branch} already carries the recovery entries, but no open pull request "
+                "comes from it (closed?); its entries name that pull request, not a new one",
+                hint=f"delete the branch {branch} to start the recovery afresh",
+            )
         if state.kind == "carrier" and state.source != source.run.head_sha:
             raise DataError(
                 f"{branch} already carries {(state.source or '?')[:12]}, not source run "
@@ -328,6 +334,14 @@ class RecoverFlow:
         link = cfg.canonical_link(number) if number else cfg.placeholder_links()[0]
         current = self.repo.read_blob(start, cfg.changelog) or b""
         data = recovery_changelog(current, scope, link=link, path=cfg.changelog)
+        state = existing.state
+        if state.kind == "carrier" and self.repo.read_blob(state.sha or "", cfg.changelog) != data:
+            raise DataError(
+                f"the carrier {(state.sha or '?')[:12]} on the recovery branch does not hold "
+                f"exactly PR #{n}'s entries with PR #{number}'s link; a pushed carrier is never "
+                "rewritten",
+                hint=f"close PR #{number} and delete its branch to start the recovery afresh",
+            )
         self._check(current, data, start=start, pr=number)
         recovery = rg.with_file(
             self.repo, parent=start, path=cfg.changelog, data=data, message="preview"

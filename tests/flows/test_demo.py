@@ -59,8 +59,12 @@ def test_the_demo_walks_every_step_with_the_expected_exit_codes_and_cleans_up(
         b"  pr-link: " + LINK.encode() + b"1\n\n"
         b"- config-keys:\n    - mixtral-fp4-gpu-b-trt\n  description:\n"
         b'    - "Upgrade the gpu-b TensorRT image to 1.3.0"\n'
-        b"  pr-link: " + LINK.encode() + b"2\n\n"
-        + RECOVERED.replace(b"PR", b"3") + b"\n" + RECOVERED.replace(b"PR", b"4")
+        b"  pr-link: "
+        + LINK.encode()
+        + b"2\n\n"
+        + RECOVERED.replace(b"PR", b"3")
+        + b"\n"
+        + RECOVERED.replace(b"PR", b"4")
     )
     # the recovery: planned without a write, then done, reusing PR #3's sweep
     assert "dry run: nothing was pushed, opened" in result.steps[9].stdout

@@ -496,3 +496,52 @@ def test_a_push_run_that_swept_instead_of_reusing_is_reported(
     err = capsys.readouterr().err
     assert "did not reuse the source run: benchmark jobs ran" in err
     assert w.fake.pulls[2].merged
+
+
+def test_a_carrier_whose_pr_was_closed_is_not_reused_for_a_new_pr(
+    world: tuple[World, Lost], capsys: pytest.CaptureFixture[str]
+) -> None:
+    w, _lost = world
+    w.fake.fault(Fault("PUT", r"/merge$", status=405, times=None))
+    assert recover("--pr", "1", "--yes") == 4
+    w.fake.faults.clear()
+    w.fake.pulls[2].state = "closed"
+    capsys.readouterr()
+    before, log = w.origin_refs(), len(w.fake.log)
+
+    assert recover("--pr", "1", "--yes") == 1
+
+    assert [r for r in w.fake.log[log:] if r.method != "GET"] == [] and w.origin_refs() == before
+    assert "no open pull request comes from it" in capsys.readouterr().err
+
+
+def test_a_recover_label_that_is_not_a_full_sweep_label_is_a_configuration_error(
+    world: tuple[World, Lost], capsys: pytest.CaptureFixture[str]
+) -> None:
+    w, _lost = world
+    config = w.clone / ".changelog-tools.yaml"
+    config.write_text(config.read_text() + "recover-label: sweep-enabled\n")
+    assert recover("--pr", "1", "--dry-run") == 2
+    assert "`recover-label` 'sweep-enabled' is not one of `full-sweep-labels`" in (
+        capsys.readouterr().err
+    )
+    assert w.fake.log == []
+
+
+def test_configured_names_and_messages_are_used(
+    world: tuple[World, Lost], capsys: pytest.CaptureFixture[str]
+) -> None:
+    w, lost = world
+    config = w.clone / ".changelog-tools.yaml"
+    config.write_text(
+        config.read_text()
+        + "recover-branch-prefix: ops/recover-\n"
+        + "recover-title: 'Ingest {pr} again from {run}'\n"
+        + "recover-carrier-message: 'carry {sha} {x}'\n"
+    )
+    assert recover("--pr", "1", "--yes") == 0
+    pull = w.fake.pulls[2]
+    assert pull.head_ref == "ops/recover-1"
+    assert pull.title == f"Ingest 1 again from {lost.source.id}"
+    carrier = pull.merge_request["sha"] if pull.merge_request else ""
+    assert git(w.origin, "log", "-1", "--format=%s", carrier) == f"carry {lost.head[:12]} {{x}}"
