@@ -41,11 +41,13 @@ def squash_pinned(
     say: Say,
     reuses: str,
     rerun: str,
+    conflict_hint: str | None = None,
 ) -> str:
     """Squash-merge PR ``pr`` only while its head is ``sha``; return the merge commit's SHA.
 
     ``reuses`` names the sweep main reuses (for the last progress line); ``rerun`` is the
-    command a user runs again after a failure.
+    command a user runs again after a failure; ``conflict_hint`` what to do when GitHub says the
+    PR conflicts with its base.
     """
     n = pr
     pull = github.get_pull(n)
@@ -57,6 +59,11 @@ def squash_pinned(
             f"PR #{n}'s head changed to {pull.head_sha[:12]}; expected {sha[:12]}. "
             "Nothing was merged",
             hint=f"someone pushed while the checks ran; re-run `{rerun}`",
+        )
+    if pull.mergeable is False:
+        raise AbortedError(
+            f"GitHub reports PR #{n} as conflicting with {pull.base_ref}; nothing was merged",
+            hint=conflict_hint or f"re-run `{rerun}`: it merges {pull.base_ref} in first",
         )
     if pull.mergeable_state == "blocked" and not admin:
         raise AbortedError(

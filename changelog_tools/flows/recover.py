@@ -583,6 +583,9 @@ class RecoverFlow:
             say=self.say,
             reuses=f"sweep run {run.id}" + (f" ({run.html_url})" if run.html_url else ""),
             rerun=request.command(),
+            conflict_hint=f"{cfg.main_branch} changed since the recovery began; run "
+            f"`changelog-tools merge {rec}`: it merges {cfg.main_branch} in, keeps its changelog "
+            f"bytes and the recovery entry, keeps the `{plan.authorize_body}` pin, and merges",
         )
         remote.add(f"recovery PR #{rec} is merged as {merged[:12]}")
         ingest = self._await_ingest(merged, source, request)

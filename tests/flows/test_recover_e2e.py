@@ -545,3 +545,31 @@ def test_configured_names_and_messages_are_used(
     assert pull.title == f"Ingest 1 again from {lost.source.id}"
     carrier = pull.merge_request["sha"] if pull.merge_request else ""
     assert git(w.origin, "log", "-1", "--format=%s", carrier) == f"carry {lost.head[:12]} {{x}}"
+
+
+def test_when_main_appends_meanwhile_merge_resolves_the_recovery_pr_and_keeps_the_pin(
+    world: tuple[World, Lost], capsys: pytest.CaptureFixture[str]
+) -> None:
+    w, lost = world
+    w.ci.paused = True
+    assert recover("--pr", "1", "--yes", "--timeout", "0.1") == 4
+    other = entry("Someone else's change", f"{LINK}9", "mixtral-fp4-gpu-b-trt")
+    w.push_main({}, "Another PR lands first", append=other)
+    w.ci.paused = False
+    assert recover("--pr", "1", "--yes") == 4
+    err = capsys.readouterr().err
+    assert "GitHub reports PR #2 as conflicting with main; nothing was merged" in err
+    assert "run `changelog-tools merge 2`: it merges main in" in err
+
+    assert cli.run(["merge", "2"]) == 0
+
+    out = capsys.readouterr()
+    assert "conflict resolved" in out.err
+    main = w.origin_file("main")
+    assert main == (
+        lost.main_before + b"\n" + other.encode() + b"\n"
+        + entry("Tune the TP sizes", f"{LINK}2").encode()
+    )  # fmt: skip
+    # the maintainer's pin on the source run was kept, not replaced by a bare command
+    bodies = [c.body for c in w.fake.comments.values() if c.issue == 2]
+    assert bodies == [f"/reuse-sweep-run {lost.source.id}"]
