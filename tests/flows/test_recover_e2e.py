@@ -573,3 +573,55 @@ def test_when_main_appends_meanwhile_merge_resolves_the_recovery_pr_and_keeps_th
     # the maintainer's pin on the source run was kept, not replaced by a bare command
     bodies = [c.body for c in w.fake.comments.values() if c.issue == 2]
     assert bodies == [f"/reuse-sweep-run {lost.source.id}"]
+
+
+def test_a_refused_bootstrap_push_leaves_nothing_and_a_re_run_starts_afresh(
+    world: tuple[World, Lost], capsys: pytest.CaptureFixture[str]
+) -> None:
+    w, lost = world
+    hook = w.origin / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'protected' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    before = w.origin_refs()
+
+    assert recover("--pr", "1", "--yes") == 4
+
+    assert writes(w) == [] and w.origin_refs() == before
+    err = capsys.readouterr().err
+    assert "origin refused the push to recovery/reuse-pr-1" in err
+    assert "Already on GitHub" not in err
+    hook.unlink()
+    assert recover("--pr", "1", "--yes") == 0
+    assert_recovered_once(w, lost)
+
+
+def test_ctrl_c_while_waiting_says_what_github_has(world: tuple[World, Lost]) -> None:
+    from changelog_tools.config import load_config
+    from changelog_tools.flows.recover import RecoverFlow, RecoverRequest
+    from changelog_tools.github.adapter import make_github
+    from changelog_tools.gitrepo import open_repo
+
+    w, lost = world
+    w.ci.paused = True
+    lines: list[str] = []
+
+    def interrupt(_seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    config = load_config()
+    flow = RecoverFlow(
+        config=config,
+        repo=open_repo(w.clone),
+        github=make_github(config, env=w.env),
+        progress=lines.append,
+        sleep=interrupt,
+    )
+    with pytest.raises(KeyboardInterrupt):
+        flow.run(RecoverRequest(pr=1))
+
+    assert "[recover] interrupted. Already on GitHub: pushed" in lines[-1]
+    assert "posted `/reuse-sweep-run" in lines[-1] and "pushed the carrier" in lines[-1]
+    assert git(w.clone, "for-each-ref", "refs/changelog-tools") == ""
+    w.ci.paused = False
+    assert recover("--pr", "1", "--yes") == 0
+    assert_recovered_once(w, lost)
