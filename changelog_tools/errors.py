@@ -31,6 +31,13 @@ class ChangelogToolsError(Exception):
         self.message = message
         self.hint = hint
 
+    def add_sentence(self, sentence: str) -> None:
+        """Append ``sentence`` to the message (the same error, the same exit code): what a flow
+        had already done remotely when it stopped, say."""
+        if sentence:
+            self.message = f"{self.message.rstrip('.')}. {sentence}"
+            self.args = (self.message,)
+
 
 class DataError(ChangelogToolsError):
     """The user's data (changelog, master config, PR state) is not acceptable."""

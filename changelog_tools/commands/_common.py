@@ -92,3 +92,62 @@ class PullRequestNumber(click.ParamType):  # type: ignore[type-arg]
 
 
 PR_NUMBER = PullRequestNumber()
+
+
+def flow_options(waits_for: str) -> Callable[[F], F]:
+    """``--timeout``, ``--poll-interval`` and ``--format text|json`` of a remote flow (merge,
+    recover); ``waits_for`` completes "Seconds to wait for ..."."""
+
+    def decorate(func: F) -> F:
+        func = click.option(
+            "--format",
+            "output_format",
+            type=click.Choice(["text", "json"]),
+            default="text",
+            show_default=True,
+            help="json: the plan and the outcome as one JSON document.",
+        )(func)
+        func = click.option(
+            "--poll-interval",
+            type=click.FloatRange(min=0.01),
+            default=None,
+            help="Seconds between two looks while waiting (default: `check-poll-interval`).",
+        )(func)
+        return click.option(
+            "--timeout",
+            type=click.FloatRange(min=0),
+            default=None,
+            help=f"Seconds to wait for {waits_for} (default: `check-timeout`).",
+        )(func)
+
+    return decorate
+
+
+def flow_printers() -> tuple[Callable[[str], None], Callable[[str], None] | None]:
+    """Where a flow's progress goes: plain lines on stderr, and (on a terminal only) raw
+    writes for a live line. Check names, titles and GitHub's messages are data: never a
+    workflow command."""
+    import sys
+
+    from changelog_tools.diagnostics import no_commands
+
+    def progress(message: str) -> None:
+        click.echo(no_commands(message), err=True)
+
+    def live(text: str) -> None:
+        click.echo(no_commands(text), err=True, nl=False)
+
+    return progress, (live if sys.stderr.isatty() else None)
+
+
+def emit_outcome(outcome: Any, render: Callable[[Any], str], output_format: str) -> int:
+    """Print a flow's outcome on stdout (its JSON, or ``render``'s text); exit 0."""
+    if output_format == "json":
+        from changelog_tools.jsontext import json_text
+
+        click.echo(json_text(outcome.to_json()), nl=False)
+    else:
+        from changelog_tools.diagnostics import no_commands
+
+        click.echo(no_commands(render(outcome)), nl=False)
+    return int(ExitCode.OK)

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import click
 
-from changelog_tools.commands._common import PR_NUMBER, config_option
+from changelog_tools.commands._common import (
+    PR_NUMBER,
+    config_option,
+    emit_outcome,
+    flow_options,
+    flow_printers,
+)
 from changelog_tools.config import Config
-from changelog_tools.errors import ExitCode
 
 
 @click.command()
@@ -31,26 +36,7 @@ from changelog_tools.errors import ExitCode
     help="Reuse this sweep run; posted as `/reuse-sweep-run RUN` when it is not the "
     "run a bare command would select.",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0),
-    default=None,
-    help="Seconds to wait for checks (default: `check-timeout`).",
-)
-@click.option(
-    "--poll-interval",
-    type=click.FloatRange(min=0.01),
-    default=None,
-    help="Seconds between looks at the checks (default: `check-poll-interval`).",
-)
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="json: the plan and the outcome as one JSON document.",
-)
+@flow_options("the checks")
 @config_option
 def merge(
     pr: int,
@@ -102,20 +88,10 @@ def merge(
       changelog-tools merge 1234
       changelog-tools merge 1234 --run 987654321 --format json
     """
-    import sys
-
-    from changelog_tools.diagnostics import no_commands
     from changelog_tools.flows.mergeflow import MergeRequest, render_outcome, run_merge
 
-    # check names, titles and GitHub's messages are data: never a workflow command
-    def progress(message: str) -> None:
-        click.echo(no_commands(message), err=True)
-
-    def live(text: str) -> None:
-        click.echo(no_commands(text), err=True, nl=False)
-
     # A terminal gets a live line while the checks run; a log gets plain lines.
-    stderr_is_tty = sys.stderr.isatty()
+    progress, live = flow_printers()
     outcome = run_merge(
         MergeRequest(
             pr=pr,
@@ -127,12 +103,6 @@ def merge(
         ),
         config=config,
         progress=progress,
-        live=live if stderr_is_tty else None,
+        live=live,
     )
-    if output_format == "json":
-        from changelog_tools import diagnostics as dx
-
-        click.echo(dx.json_text(outcome.to_json()), nl=False)
-    else:
-        click.echo(no_commands(render_outcome(outcome)), nl=False)
-    return int(ExitCode.OK)
+    return emit_outcome(outcome, render_outcome, output_format)

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import click
 
-from changelog_tools.commands._common import PR_NUMBER, config_option
+from changelog_tools.commands._common import (
+    PR_NUMBER,
+    config_option,
+    emit_outcome,
+    flow_options,
+    flow_printers,
+)
 from changelog_tools.config import Config
-from changelog_tools.errors import ExitCode, UsageError
+from changelog_tools.errors import UsageError
 
 
 @click.command()
@@ -41,26 +47,7 @@ from changelog_tools.errors import ExitCode, UsageError
     is_flag=True,
     help="Merge even when GitHub reports the recovery PR as blocked by branch protection.",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0),
-    default=None,
-    help="Seconds to wait for the checks, and then for the push run (default: `check-timeout`).",
-)
-@click.option(
-    "--poll-interval",
-    type=click.FloatRange(min=0.01),
-    default=None,
-    help="Seconds between two looks while waiting (default: `check-poll-interval`).",
-)
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="json: the plan and the outcome as one JSON document.",
-)
+@flow_options("the checks, and then for the push run")
 @config_option
 def recover(
     run_url: str | None,
@@ -129,11 +116,7 @@ def recover(
             hint="see the plan first with --dry-run",
         )
 
-    def progress(message: str) -> None:
-        click.echo(no_commands(message), err=True)
-
-    def live(text: str) -> None:
-        click.echo(no_commands(text), err=True, nl=False)
+    progress, live = flow_printers()
 
     def confirm(outcome: object) -> bool:
         click.echo(no_commands(render_outcome(outcome)), err=True, nl=False)  # type: ignore[arg-type]
@@ -152,13 +135,7 @@ def recover(
         request,
         config=config,
         progress=progress,
-        live=live if sys.stderr.isatty() else None,
+        live=live,
         confirm=None if (yes or dry_run) else confirm,
     )
-    if output_format == "json":
-        from changelog_tools import diagnostics as dx
-
-        click.echo(dx.json_text(outcome.to_json()), nl=False)
-    else:
-        click.echo(no_commands(render_outcome(outcome)), nl=False)
-    return int(ExitCode.OK)
+    return emit_outcome(outcome, render_outcome, output_format)

@@ -120,10 +120,7 @@ class RemoteState:
 
     def tell(self, exc: ChangelogToolsError) -> None:
         """Add :meth:`summary` to ``exc``'s message (the same error, the same exit code)."""
-        summary = self.summary()
-        if summary:
-            exc.message = f"{exc.message.rstrip('.')}. {summary}"
-            exc.args = (exc.message,)
+        exc.add_sentence(self.summary())
 
 
 @dataclass

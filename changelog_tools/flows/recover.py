@@ -97,10 +97,7 @@ class Remote:
         )
 
     def tell(self, exc: ChangelogToolsError) -> None:
-        summary = self.summary()
-        if summary:
-            exc.message = f"{exc.message.rstrip('.')}. {summary}"
-            exc.args = (exc.message,)
+        exc.add_sentence(self.summary())
 
 
 @dataclass

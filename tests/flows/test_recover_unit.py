@@ -144,7 +144,11 @@ _LINKS = st.sampled_from(
 
 @st.composite
 def entries(draw: st.DrawFn) -> bytes:
-    keys = draw(st.lists(_TEXT.map(lambda s: s.replace(" ", "-")), min_size=1, max_size=3))
+    keys = draw(
+        st.lists(
+            st.from_regex(r"[a-z0-9][a-z0-9_*-]{0,20}", fullmatch=True), min_size=1, max_size=3
+        )
+    )
     lines = ["- config-keys:", *(f"    - {k}" for k in keys), "  description:"]
     lines += [f'    - "{d}"' for d in draw(st.lists(_TEXT, min_size=1, max_size=3))]
     if draw(st.booleans()):
