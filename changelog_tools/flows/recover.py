@@ -671,6 +671,7 @@ class RecoverFlow:
             f"waiting for the push run of {cfg.sweep_workflow} on {merged[:12]}; a look every "
             f"{duration(interval)}, for at most {duration(timeout)}",
         )
+        seen: tuple[int, str | None] | None = None
         while True:
             run = next(
                 iter(
@@ -680,6 +681,10 @@ class RecoverFlow:
                 ),
                 None,
             )
+            if run is not None and (run.id, run.status) != seen:
+                # a line when the run appears and each time its status changes, not per look
+                seen = (run.id, run.status)
+                self.say("ingest", f"push run {run.id} is {run.status or 'in an unknown state'}")
             if run is not None and run.status == "completed":
                 break
             now = self.clock()

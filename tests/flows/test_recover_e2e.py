@@ -113,6 +113,7 @@ def test_recover_opens_authorizes_appends_carries_merges_and_sees_the_ingest(
     assert "trigger-ingest dispatched the ingest" in out.out
     assert f"pr-link: {LINK}2" in out.out
     assert "[authorize] posting `/reuse-sweep-run" in out.err
+    assert out.err.count("[ingest] push run ") == 2  # "is completed", then what it did
     assert git(w.clone, "rev-parse", "HEAD") == clone_head
     assert git(w.clone, "status", "--porcelain") == ""
     assert git(w.clone, "for-each-ref", "refs/changelog-tools") == ""
