@@ -5,6 +5,7 @@ the ingest; the recovery PR is #2."""
 
 from __future__ import annotations
 
+import io
 import json
 import time
 from collections.abc import Iterator
@@ -626,3 +627,30 @@ def test_ctrl_c_while_waiting_says_what_github_has(world: tuple[World, Lost]) ->
     w.ci.paused = False
     assert recover("--pr", "1", "--yes") == 0
     assert_recovered_once(w, lost)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("answer", "code"), [("n\n", 4), ("y\n", 0)])
+def test_on_a_terminal_it_shows_the_plan_and_asks_before_the_first_write(
+    world: tuple[World, Lost],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    answer: str,
+    code: int,
+) -> None:
+    w, _lost = world
+    monkeypatch.setattr("sys.stdin", _Terminal(answer))
+
+    assert recover("--pr", "1") == code
+
+    err = capsys.readouterr().err
+    assert "[    ] bootstrap: push an empty commit" in err
+    assert "Push, open, post and merge as planned? [y/N]" in err
+    if code:
+        assert writes(w) == [] and "stopped before the first write" in err
+    else:
+        assert w.fake.pulls[2].merged
