@@ -121,6 +121,11 @@ def test_recover_opens_authorizes_appends_carries_merges_and_sees_the_ingest(
     polls = w.fake.count("GET", r"/check-runs$")
     print(f"recover happy path: {len(w.fake.log)} API requests, {elapsed:.2f}s to merged")
     assert len(w.fake.log) == 19 + 2 * (polls - 1)
+    # once more: the recovery is found merged, its push run checked, nothing written again
+    refs, log = w.origin_refs(), len(w.fake.log)
+    assert recover("--pr", "1", "--yes") == 0
+    assert [r for r in w.fake.log[log:] if r.method != "GET"] == [] and w.origin_refs() == refs
+    assert "recovery PR #2 was merged before as" in capsys.readouterr().out
 
 
 def test_a_run_url_and_a_job_url_name_the_same_target_and_json_reports_both_runs(
