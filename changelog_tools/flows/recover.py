@@ -55,7 +55,12 @@ from changelog_tools.flows.recover_plan import (
     Step,
     render_outcome,
 )
-from changelog_tools.flows.recover_scope import Scope, read_scope, recovery_changelog
+from changelog_tools.flows.recover_scope import (
+    Scope,
+    read_scope,
+    recovery_changelog,
+    scope_notes,
+)
 from changelog_tools.flows.recover_target import (
     Target,
     find_target,
@@ -143,14 +148,16 @@ class RecoverFlow:
             n = target.pull.number
             branch = f"{cfg.recover_branch_prefix}{n}"
             main_sha, branch_sha = self._fetch(n, branch)
-            source = self._source(target, request)
-            self._drift(source, merged=target.merge_sha, before=None, n=n, why="merged")
             scope = read_scope(self.repo, cfg, pr=n, merge_sha=target.merge_sha)
             self.say(
                 "scope",
                 f"{len(scope.entries)} entr{'y' if len(scope.entries) == 1 else 'ies'} of PR "
                 f"#{n}; config keys: {', '.join(scope.config_keys) or '(none)'}",
             )
+            for note in scope_notes(scope):
+                self.say("scope", note)
+            source = self._source(target, request)
+            self._drift(source, merged=target.merge_sha, before=None, n=n, why="merged")
             existing = self._existing(n, branch, branch_sha, source)
             if existing.merged is not None:
                 return self._after_merge(request, target, source, scope, existing, main_sha)
@@ -435,6 +442,7 @@ class RecoverFlow:
             source_pinned=source.pinned,
             artifacts=source.artifacts,
             config_keys=scope.config_keys,
+            notes=scope_notes(scope),
             entries=len(scope.entries),
             appended=preview[len(current) :].decode("utf-8", "replace"),
             branch=branch,

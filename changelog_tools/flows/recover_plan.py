@@ -6,7 +6,7 @@ Nothing here talks to git or GitHub.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -65,6 +65,7 @@ class RecoverPlan:
     label: str
     authorize_body: str
     steps: tuple[Step, ...] = ()
+    notes: tuple[str, ...] = ()  # how the recovery differs from the original merge
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -85,6 +86,7 @@ class RecoverPlan:
                 "artifacts": list(self.artifacts),
             },
             "config-keys": list(self.config_keys),
+            "notes": list(self.notes),
             "entries": self.entries,
             "appended": self.appended,
             "branch": self.branch,
@@ -122,8 +124,6 @@ class RecoverOutcome:
     merge_commit: str | None = None
     ingest: IngestReport | None = None
     already_merged: bool = False
-    requests: int = 0
-    notes: tuple[str, ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -152,6 +152,7 @@ def render_outcome(outcome: RecoverOutcome) -> str:
         + f"; artifacts: {', '.join(p.artifacts)}",
         f"  scope:  {p.entries} entr{'y' if p.entries == 1 else 'ies'}; config keys: "
         + ", ".join(p.config_keys),
+        *(f"  note:  {note}" for note in p.notes),
         f"  branch:  {p.branch} (from {p.main_sha[:12]})",
         "  steps:",
     ]

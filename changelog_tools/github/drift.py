@@ -130,6 +130,10 @@ def _appended(repo: GitRepo, base: str, head: str, path: str) -> list[Any] | str
     if change.kind in (appendonly.ChangeKind.NONE, appendonly.ChangeKind.CORRECTED):
         return []
     if change.kind is appendonly.ChangeKind.INVALID and not change.appended:
+        if change.misplaced:
+            # inserted among older entries (a byte rule broken, not history): still the
+            # change's own entries, in head order
+            return [appendonly.without_link(block.data) for block in change.misplaced]
         first = next(iter(change.diagnostics), None)
         why = f": line {first.line}: {first.message}" if first is not None else ""
         return f"cannot tell which entries {head[:7]} appends{why}"

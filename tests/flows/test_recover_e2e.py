@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 
 from changelog_tools import cli
+from changelog_tools.testing.fakeci import all_green
 from changelog_tools.testing.fakegithub import Fault
-from changelog_tools.testing.fakesweep import lost_ingest_run, push_run_like_ci
+from changelog_tools.testing.fakesweep import ci_push_runs, lost_ingest_run, push_run_like_ci
 from tests.conftest import commit_files, git
 from tests.mergeworld import CHANGELOG, REPOSITORY, World, entry
-from tests.recoverworld import LINK, Lost, branch_parents, lost_world, writes
+from tests.recoverworld import CHECKS, LINK, Lost, branch_parents, lost_world, writes
 
 BRANCH = "recovery/reuse-pr-1"
 R = f"/repos/{REPOSITORY}"
@@ -348,13 +349,13 @@ def test_a_merge_that_was_not_a_clean_append_is_refused(
             monkeypatch.setenv(key, value)
         monkeypatch.chdir(w.clone)
         history = (w.author / CHANGELOG).read_text()
-        edited = history.replace("description:", "description:  ", 1)
+        edited = history.replace('    - "', '    - "Rewritten: ', 1)  # history changed in meaning
         assert edited != history
         w.open_pr(1, "feat-a", {CHANGELOG: edited + "\n" + entry("Tune", f"{LINK}1")}, title="T")
         merge_sha = merge_now(w.fake, 1)
         lost_ingest_run(w.fake, merge_sha)
         err = _refused(w, capsys, "--pr", "1")
-        assert "was not a clean append to perf-changelog.yaml" in err
+        assert "did not only add entries to perf-changelog.yaml: CL102" in err
 
 
 def test_an_existing_recovery_pr_with_a_second_sweep_label_is_refused(
@@ -659,3 +660,31 @@ def test_on_a_terminal_it_shows_the_plan_and_asks_before_the_first_write(
         assert writes(w) == [] and "stopped before the first write" in err
     else:
         assert w.fake.pulls[2].merged
+
+
+def test_a_merge_that_inserted_its_entry_among_older_ones_is_recovered_at_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from changelog_tools.testing.fakesweep import merge_now
+    from tests.mergeworld import build_world
+
+    for w in build_world(tmp_path, all_green(CHECKS)):
+        for key, value in w.env.items():
+            monkeypatch.setenv(key, value)
+        monkeypatch.chdir(w.clone)
+        w.ci.on_merge = ci_push_runs(w.fake)
+        history = (w.author / CHANGELOG).read_text()
+        first, rest = history.split("\n\n", 1)
+        mine = entry("Tune", f"{LINK}1")
+        # what an editor's merge left: the new entry second, a separator of two empty lines
+        w.open_pr(1, "feat-a", {CHANGELOG: first + "\n\n" + mine + "\n\n" + rest}, title="T")
+        merge_sha = merge_now(w.fake, 1)
+        lost_ingest_run(w.fake, merge_sha)
+        before = w.origin_file("main")
+
+        assert recover("--pr", "1", "--yes") == 0
+
+        assert w.origin_file("main") == before + b"\n" + entry("Tune", f"{LINK}2").encode()
+        out = capsys.readouterr().out
+        assert "note:  the merge of #1 broke CL103" in out
+        assert "the recovery appends its entries at the end, one empty line apart" in out

@@ -195,9 +195,17 @@ def test_the_recovery_keeps_the_branch_bytes_and_each_entry_but_its_link(
     assert data.endswith(b"\n") and not data.endswith(b"\n\n")
 
 
-def test_a_link_written_over_two_lines_is_refused_not_guessed() -> None:
-    raw = b"- config-keys:\n    - a\n  description:\n    - d\n  pr-link:\n    XXX\n"
-    with pytest.raises(DataError, match="not a one-line value"):
+def test_a_link_written_on_the_next_line_becomes_one_line_and_nothing_else_moves() -> None:
+    raw = b'- config-keys:\n    - a\n  description:\n    - "d"\n  pr-link: \n    XXX\n'
+    data = recovery_changelog(b"", scope_of([raw]), link="https://x/pull/1", path="x")
+    assert (
+        data == b'- config-keys:\n    - a\n  description:\n    - "d"\n  pr-link: https://x/pull/1\n'
+    )
+
+
+def test_an_entry_without_a_pr_link_line_is_refused_not_guessed() -> None:
+    raw = b"- config-keys:\n    - a\n  description: |\n    - d\n    PR: https://x/pull/3\n"
+    with pytest.raises(DataError, match="has no pr-link line"):
         recovery_changelog(b"", scope_of([raw]), link="https://x/pull/1", path="x")
 
 

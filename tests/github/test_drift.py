@@ -121,6 +121,24 @@ def test_an_entry_appended_after_the_sweep_is_drift(repo: Path) -> None:
     )
 
 
+def test_an_entry_inserted_before_older_ones_is_still_the_prs_entry(repo: Path) -> None:
+    # a merge that broke the byte rule (its entry first, not appended) has known entries
+    source = commit_files(
+        repo, {"configs/gpu-a-master.yaml": "a: 2\n", LOG: f"{PR_ENTRY}\n{FIRST}"}, "tune"
+    )
+    assert drift(repo, source, squash(repo)) == ()
+
+
+def test_an_inserted_entry_edited_after_the_sweep_is_drift(repo: Path) -> None:
+    source = commit_files(
+        repo, {"configs/gpu-a-master.yaml": "a: 2\n", LOG: f"{PR_ENTRY}\n{FIRST}"}, "tune"
+    )
+    commit_files(repo, {LOG: f"{entry('llama-fp8-gpu-a-vllm', 'Tune more')}\n{FIRST}"}, "e")
+    assert drift(repo, source, squash(repo)) == (
+        f"{LOG}: appended entry 1 changed after the source run (beyond pr-link)",
+    )
+
+
 def test_a_pr_link_filled_in_after_the_sweep_is_allowed(repo: Path) -> None:
     source = pr_sweep_commit(repo)
     linked = entry("llama-fp8-gpu-a-vllm", "Tune gpu-a", "https://github.com/octo/widgets/pull/7")
