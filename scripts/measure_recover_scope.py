@@ -59,6 +59,7 @@ def main() -> int:
     started = time.perf_counter()
     refused: collections.Counter[str] = collections.Counter()
     failing: collections.Counter[str] = collections.Counter()
+    unlinkable: collections.Counter[str] = collections.Counter()
     recoverable = passing = 0
     entries = 0
     for sha, pr in merges:
@@ -79,7 +80,7 @@ def main() -> int:
         try:
             data = recovery_changelog(current, scope, link=link, path=config.changelog)
         except DataError as exc:
-            refused[exc.message[:90]] += 1
+            unlinkable[exc.message.split(" has ", 1)[-1][:80]] += 1
             continue
         result = check_change(
             base=current, head=data, config=config, mode="pr", pr=NEW_PR,
@@ -93,9 +94,13 @@ def main() -> int:
     seconds = time.perf_counter() - started
     print(f"{len(merges)} squash merges changed {config.changelog} on {args.branch} "
           f"({tip[:12]}); {seconds:.1f} s in all")  # fmt: skip
-    print(f"  scope recoverable: {recoverable} ({entries} entries); refused: {sum(refused.values())}")
+    print(
+        f"  scope recoverable: {recoverable} ({entries} entries); refused: {sum(refused.values())}"
+    )
     for reason, count in refused.most_common():
         print(f"    {count:4}  {reason}")
+    for reason, count in unlinkable.most_common():
+        print(f"  not appended: {count} with an entry that has {reason}")
     print(f"  appended to today's changelog, `check` in PR mode: {passing} pass, "
           f"{sum(failing.values())} fail")  # fmt: skip
     for codes, count in failing.most_common():
