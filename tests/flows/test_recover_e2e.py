@@ -40,6 +40,18 @@ def _enter(
         yield w, lost
 
 
+def _plain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
+    """The merge-flow world with CI's push runs, for tests that build their own PR #1."""
+    from tests.mergeworld import build_world
+
+    for w in build_world(tmp_path, all_green(CHECKS)):
+        for key, value in w.env.items():
+            monkeypatch.setenv(key, value)
+        monkeypatch.chdir(w.clone)
+        w.ci.on_merge = ci_push_runs(w.fake)
+        yield w
+
+
 def recover(*args: str) -> int:
     return cli.run(["recover", *args])
 
@@ -237,20 +249,22 @@ def test_a_push_run_on_another_branch_is_not_a_target(
     assert "ran on 'release', not 'main'" in err
 
 
-def test_a_run_still_in_progress_is_not_a_target_yet(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("how", "why"),
+    [
+        ("running", "is still in_progress; its ingest may yet happen"),
+        ("ingested", "did not lose its ingest: trigger-ingest succeeded reusing a sweep"),
+    ],
+)
+def test_a_run_still_running_or_that_ingested_is_not_a_target(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    how: str,
+    why: str,
 ) -> None:
-    for w, _lost in _enter(tmp_path, monkeypatch, "running"):
-        err = _refused(w, capsys, "--pr", "1")
-        assert "is still in_progress; its ingest may yet happen" in err
-
-
-def test_a_run_that_ingested_has_nothing_to_recover(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    for w, _lost in _enter(tmp_path, monkeypatch, "ingested"):
-        err = _refused(w, capsys, "--pr", "1")
-        assert "did not lose its ingest: trigger-ingest succeeded reusing a sweep" in err
+    for w, _lost in _enter(tmp_path, monkeypatch, how):
+        assert why in _refused(w, capsys, "--pr", "1")
 
 
 def test_a_push_that_no_pull_request_merged_is_refused(
@@ -320,12 +334,8 @@ def test_a_pr_that_changed_benchmark_inputs_after_its_sweep_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from changelog_tools.testing.fakesweep import merge_now
-    from tests.mergeworld import build_world
 
-    for w in build_world(tmp_path):
-        for key, value in w.env.items():
-            monkeypatch.setenv(key, value)
-        monkeypatch.chdir(w.clone)
+    for w in _plain(tmp_path, monkeypatch):
         first = w.open_pr(1, "feat-a", {}, title="Tune", append=entry("Tune", f"{LINK}1"))
         master = (w.author / "configs/gpu-a-master.yaml").read_text()
         commit_files(w.author, {"configs/gpu-a-master.yaml": master + "# retuned\n"}, "Retune")
@@ -342,12 +352,8 @@ def test_a_merge_that_was_not_a_clean_append_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from changelog_tools.testing.fakesweep import merge_now
-    from tests.mergeworld import build_world
 
-    for w in build_world(tmp_path):
-        for key, value in w.env.items():
-            monkeypatch.setenv(key, value)
-        monkeypatch.chdir(w.clone)
+    for w in _plain(tmp_path, monkeypatch):
         history = (w.author / CHANGELOG).read_text()
         edited = history.replace('    - "', '    - "Rewritten: ', 1)  # history changed in meaning
         assert edited != history
@@ -666,13 +672,8 @@ def test_a_merge_that_inserted_its_entry_among_older_ones_is_recovered_at_the_en
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from changelog_tools.testing.fakesweep import merge_now
-    from tests.mergeworld import build_world
 
-    for w in build_world(tmp_path, all_green(CHECKS)):
-        for key, value in w.env.items():
-            monkeypatch.setenv(key, value)
-        monkeypatch.chdir(w.clone)
-        w.ci.on_merge = ci_push_runs(w.fake)
+    for w in _plain(tmp_path, monkeypatch):
         history = (w.author / CHANGELOG).read_text()
         first, rest = history.split("\n\n", 1)
         mine = entry("Tune", f"{LINK}1")
