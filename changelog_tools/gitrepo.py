@@ -413,6 +413,17 @@ class GitRepo:
 
     # -- history and state ---------------------------------------------------------------
 
+    def fetch_private_ref(self, remote: str, source: str, ref: str) -> None:
+        """Fetch ``source`` of ``remote`` into ``ref`` (forced, no tags, no FETCH_HEAD): to read
+        another party's commits as data without a branch or a checkout."""
+        self.git(
+            "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, f"+{source}:{ref}"
+        )
+
+    def delete_ref(self, ref: str) -> None:
+        """Delete ``ref``; GitError when git refuses."""
+        self.git("update-ref", "-d", ref)
+
     def merge_base(self, a: str, b: str) -> str:
         """The best common ancestor of ``a`` and ``b``; GitError when they have none.
 

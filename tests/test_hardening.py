@@ -724,7 +724,7 @@ def test_the_workflow_validates_the_whole_file_on_every_push_to_main(tmp_path: P
 @pytest.mark.parametrize("text", ["٥", "５", "1_0", "²", "9" * 5000])
 def test_a_dispatch_input_that_is_not_ascii_digits_names_no_pull_request(text: str) -> None:
     from changelog_tools.errors import UsageError
-    from changelog_tools.signoff.verify import pr_from_event
+    from changelog_tools.signoff.events import pr_from_event
 
     with pytest.raises(UsageError, match="names no pull request number"):
         pr_from_event("workflow_dispatch", {"inputs": {"pr": text}})

@@ -259,6 +259,26 @@ def rule_cycles(modules: list[Module]) -> list[str]:
     return found
 
 
+# The sign-off checks judge facts already gathered: they reach neither GitHub nor git, and
+# never publish, so each rule's test needs no server (facts.py and publish.py do those).
+PURE_CHECKS = "changelog_tools.signoff.checks"
+CHECKS_MAY_NOT_IMPORT = (
+    "changelog_tools.github.adapter",
+    "changelog_tools.gitrepo",
+    "changelog_tools.signoff.publish",
+)
+
+
+def rule_pure_checks(modules: list[Module]) -> list[str]:
+    return [
+        f"{_where(m, imp.line)}: a sign-off check imports {imp.target} (checks read facts only)"
+        for m in modules
+        if _under(m.name, PURE_CHECKS)
+        for imp in imports(m)
+        if any(_under(imp.target, banned) for banned in CHECKS_MAY_NOT_IMPORT)
+    ]
+
+
 RULES: dict[str, Callable[[list[Module]], list[str]]] = {
     "click": rule_click,
     "exit": rule_exit,
@@ -267,6 +287,7 @@ RULES: dict[str, Callable[[list[Module]], list[str]]] = {
     "testing": rule_testing,
     "layers": rule_layers,
     "cycles": rule_cycles,
+    "pure-checks": rule_pure_checks,
 }
 
 
@@ -287,13 +308,17 @@ VIOLATIONS = {
     ),
     "layers": ("changelog_tools/ledger/bad.py", "from changelog_tools.github import reuse\n"),
     "cycles": ("changelog_tools/ledger/bad.py", "from changelog_tools.ledger import bad2\n"),
+    "pure-checks": (
+        "changelog_tools/signoff/checks/bad.py",
+        "def f():\n    from changelog_tools.gitrepo import GitRepo\n",
+    ),
 }
 
 
 @pytest.mark.parametrize("rule", sorted(VIOLATIONS))
 def test_rules_catch_a_violation(rule: str, tmp_path: Path) -> None:
     root = tmp_path / "changelog_tools"
-    for sub in ("ledger", "github", "flows", "testing"):
+    for sub in ("ledger", "github", "flows", "testing", "signoff", "signoff/checks"):
         (root / sub).mkdir(parents=True)
         (root / sub / "__init__.py").write_text("")
     (root / "__init__.py").write_text("")

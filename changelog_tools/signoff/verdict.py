@@ -6,6 +6,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+# The `lint` rules the bot runs on the PR's files; each is a check of the same id.
+LINT_CHECK_IDS = (
+    "images",
+    "engine-first",
+    "models",
+    "arch-overrides",
+    "chat-template",
+    "engine-patches",
+    "golden-al",
+)
 # The checks, in report order (ids are part of the JSON contract).
 CHECK_IDS = (
     "fresh",
@@ -15,13 +25,7 @@ CHECK_IDS = (
     "evals",
     "recipe",
     "reuse-authorization",
-    "images",
-    "engine-first",
-    "models",
-    "arch-overrides",
-    "chat-template",
-    "engine-patches",
-    "golden-al",
+    *LINT_CHECK_IDS,
     "append-only",
 )
 STATUSES = ("pass", "fail", "n/a", "attested", "error")

@@ -1,0 +1,117 @@
+"""Which pull request an Actions event is about, and whether the run has anything to do.
+
+These are the cheap decisions, taken before the pull request is read: a run that can end here
+costs at most one request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from changelog_tools.errors import UsageError
+from changelog_tools.github.adapter import GitHub, NotFoundError, PullRequest
+from changelog_tools.signoff import checklist as cl
+
+
+@dataclass(frozen=True)
+class Skip:
+    """Why a run has nothing to decide (exit 0, nothing written)."""
+
+    reason: str
+
+
+def pr_from_event(event_name: str | None, event: Mapping[str, Any]) -> int | Skip:
+    """The PR number an event is about, or why the run has nothing to do."""
+    if event_name == "issue_comment":
+        issue = event.get("issue") if isinstance(event.get("issue"), dict) else {}
+        assert isinstance(issue, dict)
+        if issue.get("pull_request") is None:  # GitHub sets it (an object) only on PRs
+            return Skip("a comment on an issue, not a pull request")
+        number = issue.get("number")
+    elif event_name in (
+        "pull_request_review",
+        "pull_request_review_comment",
+        "pull_request_target",
+        "pull_request",
+    ):
+        pull = event.get("pull_request") if isinstance(event.get("pull_request"), dict) else {}
+        assert isinstance(pull, dict)
+        number = pull.get("number")
+    elif event_name == "workflow_dispatch":
+        inputs = event.get("inputs") if isinstance(event.get("inputs"), dict) else {}
+        assert isinstance(inputs, dict)
+        number = inputs.get("pr") or inputs.get("pr_number")
+    else:
+        raise UsageError(
+            f"event {event_name or '(none)'} names no pull request; pass --pr N",
+        )
+    from changelog_tools.numbers import parse_number
+
+    # A JSON number, or the text of a dispatch input: ASCII digits only (int() would read
+    # "٥" or "1_0" as a number).
+    if isinstance(number, int) and not isinstance(number, bool):
+        value: int | None = number
+    else:
+        value = parse_number(str(number).strip())
+    if value is None:
+        raise UsageError(f"the {event_name} event names no pull request number; pass --pr N")
+    if value < 1:
+        raise UsageError(f"pull request number {value} is not positive")
+    return value
+
+
+def _body_has_signoff(body: str, header: str) -> bool:
+    return cl.find_signoff(body, header=header).checklist is not None
+
+
+def comment_skip(
+    gh: GitHub,
+    event_name: str | None,
+    event: Mapping[str, Any],
+    *,
+    reuse_command: str = "",
+    header: str = cl.HEADER,
+) -> Skip | None:
+    """A comment event whose comment holds no sign-off (re-read through the API) is skipped.
+
+    Edits and deletions are never skipped: they may withdraw a sign-off that counted. Nor is a
+    new comment using ``reuse_command``: it decides the reuse-authorization check.
+    """
+    action = event.get("action")
+    if event_name == "issue_comment" and action == "created":
+        comment = event.get("comment") if isinstance(event.get("comment"), dict) else {}
+        assert isinstance(comment, dict)
+        cid = comment.get("id")
+        if isinstance(cid, int):
+            try:
+                body = gh.get_issue_comment(cid).body
+            except NotFoundError:
+                return None  # deleted since: evaluate
+            from changelog_tools.github.reuse import command_runs
+
+            reuse = bool(reuse_command) and bool(command_runs(body, reuse_command))
+            if not reuse and not _body_has_signoff(body, header):
+                return Skip(
+                    "the comment holds no sign-off in its own text (quotes, code and HTML comments do not count)"
+                )
+    if event_name in ("pull_request_review", "pull_request_review_comment") and action in (
+        "submitted",
+        "created",
+    ):
+        item = event.get("review") or event.get("comment") or {}
+        text = item.get("body") if isinstance(item, dict) else None
+        if not _body_has_signoff(text if isinstance(text, str) else "", header):
+            return Skip(
+                "the review holds no sign-off in its own text (quotes, code and HTML comments do not count)"
+            )
+    return None
+
+
+def pull_skip(pr: PullRequest) -> Skip | None:
+    if pr.state != "open":
+        return Skip(f"PR #{pr.number} is {'merged' if pr.merged else 'closed'}")
+    if pr.draft:
+        return Skip(f"PR #{pr.number} is a draft")
+    return None
