@@ -88,18 +88,19 @@ def render_text(result: Replay) -> str:
     """The replay's counts as text: totals, then by code, then `fix`, then the failing changes."""
     from changelog_tools.ledger.replay import REFUSED, REPAIRED, STILL_FAILS
 
+    from changelog_tools import diagnostics as dx
+
     failing = result.failing
     rules = "" if result.config_keys else "; config-key rules skipped"
     lines = [
-        f"replayed {len(result.changes)} merged changes of {result.changelog} on "
+        f"replayed {dx.counted(len(result.changes), 'merged change', 'merged changes')} of "
+        f"{result.changelog} on "
         f"{result.branch} (newest first{rules})",
         f"  pass `check`: {len(result.changes) - len(failing)}",
         f"  fail `check`: {len(failing)}",
     ]
     by_code = result.by_code()
     if by_code:
-        from changelog_tools import diagnostics as dx
-
         lines.append("failing, by code (a change can fail with several):")
         for code, counts in by_code.items():
             name = dx.CODES[code].name if code in dx.CODES else ""
@@ -111,8 +112,8 @@ def render_text(result: Replay) -> str:
         refused = ", ".join(f"{code} {n}" for code, n in result.refusals().items())
         lines.append(
             f"`fix` (in memory): repairs {fix[REPAIRED]} of {len(failing)}; "
-            f"{fix[STILL_FAILS]} still fail after it; refuses {fix[REFUSED]}"
-            + (f" ({refused})" if refused else "")
+            f"{fix[STILL_FAILS]} still {'fails' if fix[STILL_FAILS] == 1 else 'fail'} after it; "
+            f"refuses {fix[REFUSED]}" + (f" ({refused})" if refused else "")
         )
         lines.append("failing changes:")
         for one in failing:
