@@ -86,9 +86,8 @@ def replay(
 
 def render_text(result: Replay) -> str:
     """The replay's counts as text: totals, then by code, then `fix`, then the failing changes."""
-    from changelog_tools.ledger.replay import REFUSED, REPAIRED, STILL_FAILS
-
     from changelog_tools import diagnostics as dx
+    from changelog_tools.ledger.replay import REFUSED, REPAIRED, STILL_FAILS
 
     failing = result.failing
     rules = "" if result.config_keys else "; config-key rules skipped"
