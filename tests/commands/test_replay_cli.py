@@ -208,10 +208,36 @@ def test_replay_on_the_inferencex_ledger_relanded(tmp_path: Path) -> None:
     assert fixed["repaired"] + fixed["still-fails"] + fixed["refused"] == doc["fail"]
 
 
-def test_replay_on_the_inferencex_snapshot_when_it_has_history() -> None:
-    if not (INFERENCEX / ".git").exists():
-        pytest.skip(f"{INFERENCEX} has no git history to replay")
-    proc = run_cli("replay", "--last", "20", "--format", "json", cwd=INFERENCEX)
+def test_replay_on_inferencex_history_when_a_clone_is_at_hand() -> None:
+    """A clone of InferenceX with its history (the snapshot beside the checkout has none): name it
+    in CHANGELOG_TOOLS_INFERENCEX_CLONE. At the snapshot's commit the newest 100 changes are
+    known: 30 fail, `fix` repairs 29 of them (the other links another pull request)."""
+    import os
+    import subprocess
+
+    clone = Path(os.environ.get("CHANGELOG_TOOLS_INFERENCEX_CLONE", INFERENCEX))
+    if not (clone / ".git").exists():
+        pytest.skip(f"{clone} is not a clone with history (set CHANGELOG_TOOLS_INFERENCEX_CLONE)")
+    proc = run_cli("replay", "--last", "100", "--format", "json", cwd=clone)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    assert doc["replayed"] == len(doc["changes"]) and doc["pass"] + doc["fail"] == doc["replayed"]
+    assert doc["replayed"] == len(doc["changes"]) == 100
+    assert doc["pass"] + doc["fail"] == 100
+    head = subprocess.run(
+        ["git", "-C", str(clone), "rev-parse", "main"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    if head.startswith("843c6254f"):
+        assert (doc["pass"], doc["fail"]) == (70, 30)
+        assert doc["fix"] == {
+            "repaired": 29,
+            "still-fails": 1,
+            "refused": 0,
+            "refused-by-code": {},
+        }
+        assert {k: v["failing"] for k, v in doc["by-code"].items()} == {
+            "CL103": 17,
+            "CL108": 9,
+            "CL105": 4,
+            "CL109": 1,
+            "CL201": 1,
+        }
