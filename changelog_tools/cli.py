@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "merge": ("changelog_tools.commands.merge", "merge"),
     "recover": ("changelog_tools.commands.recover", "recover"),
     "demo": ("changelog_tools.commands.demo", "demo"),
+    "replay": ("changelog_tools.commands.replay", "replay"),
     "check": ("changelog_tools.commands.check", "check"),
     "lint": ("changelog_tools.commands.lint", "lint"),
     "keys": ("changelog_tools.commands.keys", "keys"),
@@ -53,6 +54,8 @@ SUMMARIES: dict[str, str] = {
     "new": "Append a new entry to the changelog, formatted, resolved and checked.",
     "merge": "Merge pull request PR so that main reuses its sweep instead of sweeping again.",
     "recover": "Recover a lost ingest on main: a pull request that reuses the original sweep.",
+    "replay": "Replay the last N merged pull requests through `check` and `fix`: the gate's "
+    "blast radius.",
     "demo": "Show the whole flow on a throwaway repository, with the real commands.",
     "check": "Check a change to the changelog: what CI runs on every pull request and push to "
     "main.",
@@ -91,6 +94,7 @@ HELP: dict[str, tuple[str, str]] = {
     "canonicalize": ("Maintainers", "changelog-tools canonicalize --pr 2650"),
     "resolve": ("Maintainers", "changelog-tools resolve --pr 2650 --add"),
     "demo": ("Maintainers", "changelog-tools demo"),
+    "replay": ("Maintainers", "changelog-tools replay --last 200"),
     "install-merge-driver": ("git", "changelog-tools install-merge-driver"),
     "merge-driver": ("git", "git merge origin/main  # git runs it once installed"),
 }

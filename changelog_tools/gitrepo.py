@@ -454,6 +454,29 @@ class GitRepo:
                 Commit(repo, bytes.fromhex(old)), Commit(repo, bytes.fromhex(new))
             )
 
+    def first_parent_changes(self, ref: str, path: str) -> Iterator[tuple[str, str | None, str]]:
+        """(commit, first parent or None, subject) of each commit on ``ref``'s first-parent
+        history, newest first, whose ``path`` differs from its first parent's (added, changed or
+        deleted): on a main branch, the merged pull requests that changed that file.
+
+        Compared by blob id from the two trees (a merge's side branches never count: what it
+        brought in is its difference from the first parent). Lazy: the caller stops reading
+        when it has enough.
+        """
+        log = self.git("log", "--first-parent", "--format=%H %P%x00%s", ref, "--")
+        for record in log.splitlines():
+            ids, _, subject = record.partition("\x00")
+            sha, *parents = ids.split()
+            parent = parents[0] if parents else None
+            if self._path_id(sha, path) != (self._path_id(parent, path) if parent else None):
+                yield sha, parent, subject
+
+    def _path_id(self, rev: str, path: str) -> tuple[int, str] | None:
+        root = self._root(rev)
+        if root is None:
+            raise GitError(f"unknown git revision {rev!r}")
+        return self._find(root, path)
+
     def current_branch(self) -> str | None:
         """The branch checked out (``feature/x``); None when HEAD is detached."""
         with _failures("reading HEAD"):

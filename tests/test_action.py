@@ -128,3 +128,110 @@ def test_a_later_step_of_the_same_job_reuses_the_installed_tool(tmp_path: Path) 
     assert result.returncode == 0, result.stderr
     assert "changelog-tools: already installed in this job" in result.stderr
     assert not (venv_bin / "python").exists()  # no venv was created, no pip ran
+
+
+# -- the shipped workflows: the required check always reports; sign-off through the action -------
+
+WORKFLOWS = Path(__file__).resolve().parent.parent / ".github/workflows"
+
+
+def _workflow(name: str) -> dict[str, object]:
+    from changelog_tools import yamlload
+
+    doc: dict[str, object] = yamlload.load((WORKFLOWS / name).read_text()).value
+    return doc
+
+
+def test_check_changelog_runs_on_every_pull_request_and_gates_its_work_on_the_scope_step() -> None:
+    """A required check with a `paths` filter never reports on the pull requests it filters out,
+    and GitHub blocks them: the workflow runs on all of them and ends early instead."""
+    doc = _workflow("check-changelog.yml")
+    on = doc.get("on") or doc[True]  # type: ignore[index]
+    assert isinstance(on, dict)
+    for event in on.values():
+        assert not set(event or {}) & {"paths", "paths-ignore"}, event
+    jobs = doc["jobs"]
+    assert isinstance(jobs, dict) and set(jobs) == {"check-changelog", "lint"}
+    for name, job in jobs.items():
+        steps = job["steps"]
+        assert steps[0]["uses"].startswith("actions/checkout@"), name
+        assert steps[1]["id"] == "scope", name
+        for step in steps[2:]:  # nothing is installed or run before the scope says so
+            assert "steps.scope.outputs.run == 'true'" in step.get("if", ""), (name, step)
+
+
+def _run_scope(repo: Path, tmp_path: Path, **env: str) -> tuple[str, str]:
+    import subprocess
+
+    from tests.actionrunner import evaluate, find_step, load_steps
+
+    step = find_step(load_steps(WORKFLOWS / "check-changelog.yml", "check-changelog"), "In scope?")
+    context = {"github": {"event": {"pull_request": {
+        "base": {"sha": env.get("base", "")}, "head": {"sha": env.get("head", "")}}}}}  # fmt: skip
+    output = tmp_path / "github-output"
+    output.write_text("")
+    proc = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", step["run"]],
+        cwd=repo,
+        env={
+            **os.environ,
+            "GITHUB_OUTPUT": str(output),
+            **{k: evaluate(v, context) for k, v in step["env"].items()},
+        },
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return output.read_text().strip(), proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("changed", "expected"),
+    [
+        ({"README.md": "docs only\n"}, "run=false"),
+        ({"perf-changelog.yaml": None}, "run=true"),
+        ({"configs/gpu-a-master.yaml": None}, "run=true"),
+        ({"benchmarks/single_node/x.sh": "#!/bin/sh\n"}, "run=true"),
+        ({"runners/launch.sh": "#!/bin/sh\n"}, "run=true"),
+    ],
+)
+def test_the_scope_step_ends_a_pull_request_outside_the_gate_early(
+    tmp_path: Path, changed: dict[str, str | None], expected: str
+) -> None:
+    repo = _throwaway(tmp_path)
+    git(repo, "checkout", "-qb", "feature")
+    files = {
+        path: text if text is not None else (repo / path).read_text() + "# touched\n"
+        for path, text in changed.items()
+    }
+    head = commit_files(repo, files, "the pull request")
+    # main moves on meanwhile, touching the changelog: the merge-base is what counts
+    git(repo, "checkout", "-q", "main")
+    commit_files(repo, {"perf-changelog.yaml": (repo / "perf-changelog.yaml").read_text() + "\n"},
+                 "main moves on")  # fmt: skip
+    outputs, stderr = _run_scope(repo, tmp_path, base=git(repo, "rev-parse", "HEAD"), head=head)
+    assert outputs == expected
+    assert ("nothing to check" in stderr) is (expected == "run=false")
+
+
+def test_the_scope_step_runs_everything_outside_a_pull_request_or_when_git_cannot_tell(
+    tmp_path: Path,
+) -> None:
+    repo = _throwaway(tmp_path)
+    assert _run_scope(repo, tmp_path)[0] == "run=true"  # push, merge_group: no PR head
+    missing = "0" * 40
+    assert _run_scope(repo, tmp_path, base=missing, head=missing)[0] == "run=true"
+
+
+def test_signoff_verify_runs_the_subcommand_with_the_pr_through_the_action(tmp_path: Path) -> None:
+    from tests.actionrunner import find_step, load_steps
+
+    repo = _throwaway(tmp_path)
+    step = find_step(load_steps(WORKFLOWS / "signoff-verify.yml", "verify"), "Verify the sign-off")
+    env = {k: v for k, v in os.environ.items() if k not in ("GH_TOKEN", "GITHUB_TOKEN")}
+    result = run_step(step, cwd=repo, context={"inputs": {"pr": "5"}}, env=env)
+    assert "changelog-tools signoff verify --pr 5" in result.stderr.splitlines()
+    # parsed (`verify` took --pr), then stopped: this environment has no token
+    assert result.returncode == 2
+    assert "error: GH_TOKEN or GITHUB_TOKEN must hold a GitHub token" in result.stderr

@@ -386,3 +386,32 @@ def test_without_git_every_question_is_one_git_error(tmp_path: Path) -> None:
     proc = run_python(code, path, {**os.environ, "PATH": str(empty)})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["git is not installed (no `git` on PATH)"] * 2
+
+
+def test_first_parent_changes_are_the_main_line_commits_that_changed_the_file(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    added = commit_files(repo, {"log.yaml": "a\n", "other": "x\n"}, "add (#1)")
+    commit_files(repo, {"other": "y\n"}, "other only (#2)")
+    git(repo, "checkout", "-qb", "side")
+    side = commit_files(repo, {"log.yaml": "a\nb\n"}, "side work")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "side", "-m", "Merge pull request #3 from o/side")
+    merge = git(repo, "rev-parse", "HEAD")
+    git(repo, "rm", "-q", "log.yaml")
+    git(repo, "commit", "-qm", "drop it")
+    dropped = git(repo, "rev-parse", "HEAD")
+    handle = gitrepo.open_repo(repo)
+    changes = list(handle.first_parent_changes("main", "log.yaml"))
+    # newest first; the side branch's own commit and the commit that left the file alone are
+    # not main-line changes of it; the root commit has no parent
+    assert [(sha, subject) for sha, _parent, subject in changes] == [
+        (dropped, "drop it"),
+        (merge, "Merge pull request #3 from o/side"),
+        (added, "add (#1)"),
+    ]
+    assert changes[1][1] == git(repo, "rev-parse", f"{merge}^1") and changes[2][1] is None
+    assert side not in {sha for sha, _, _ in changes}
