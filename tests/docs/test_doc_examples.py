@@ -5,6 +5,7 @@ tests/docs/collect.py; the worlds and setups in tests/docs/worlds.py."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -77,8 +78,8 @@ HELP_SPECS: dict[str, dict[str, str]] = {
     "changelog-tools canonicalize --fix-placement": {"setup": "inserted"},
     # resolve, the merge driver
     "git merge origin/main; changelog-tools resolve --pr 12 --add": {"setup": "conflict"},
-    "changelog-tools resolve --pr 12 --add": {"setup": "conflict", "pre": "git merge origin/main"},
-    "changelog-tools resolve --pr-side ours": {"setup": "conflict", "pre": "git merge origin/main"},
+    "changelog-tools resolve --pr 12 --add": {"setup": "conflict,merging"},
+    "changelog-tools resolve --pr-side ours": {"setup": "conflict,merging"},
     "changelog-tools resolve --base-file b.yaml --pr-file p.yaml --main-file m.yaml -o -": {
         "setup": "files"
     },
@@ -195,9 +196,6 @@ def test_documented_example_runs_as_shown(
     if options.get("world") == "sandbox":
         templates["sandbox"] = kept_sandbox(request.getfixturevalue("demo_keep").stdout)
     with world_for(options, templates, tmp_path / "world") as world:
-        if "pre" in options:
-            subprocess.run(["sh", "-c", options["pre"]], cwd=world.cwd, env=world.env,
-                           capture_output=True, check=False)  # fmt: skip
         ran = run_commands(example, world, options)
     report = "\n".join(f"$ {r.line}\n(exit {r.exit_code})\n" + "\n".join(r.output) for r in ran)
     assert [r.exit_code for r in ran] == wanted, report
@@ -224,6 +222,10 @@ def test_every_fence_names_its_language_and_prose_says_why() -> None:
             assert fence.lang, f"{where}: a fence names its language (text for plain output)"
             if fence.annotation is not None and fence.lang not in RUN_LANGS:
                 pytest.fail(f"{where}: an example annotation on a {fence.lang} block runs nothing")
+        # an annotation that is not right before a fence would be ignored: none may be
+        annotated = sum(f.annotation is not None for f in fences(path))
+        written = re.findall(r"^<!-- example:", path.read_text(encoding="utf-8"), re.M)
+        assert len(written) == annotated, path.name
 
 
 def test_the_collector_finds_the_examples() -> None:

@@ -214,6 +214,15 @@ def setup_conflict(world: World) -> None:
     world.git("checkout", "-q", "my-change")
 
 
+def setup_merging(world: World) -> None:
+    """`git merge origin/main` has stopped on the changelog conflict (after ``conflict``)."""
+    proc = subprocess.run(
+        ["git", "merge", "origin/main"], cwd=world.cwd, env=world.env,
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 1 and "CONFLICT" in proc.stdout, proc.stdout + proc.stderr
+
+
 def setup_inserted(world: World) -> None:
     """PR #12's entry was inserted in the middle of the file instead of appended."""
     world.git("checkout", "-q", "main")
@@ -351,6 +360,7 @@ SETUPS: dict[str, Callable[[World], None]] = {
     "unswept-key": setup_unswept_key,
     "typo": setup_typo,
     "conflict": setup_conflict,
+    "merging": setup_merging,
     "inserted": setup_inserted,
     "files": setup_files,
     "tags": setup_tags,
