@@ -249,7 +249,7 @@ def test_output_matching_rules() -> None:
     assert output_matches(["..."], [])
 
 
-def test_the_tool_the_examples_run_is_this_checkout() -> None:
+def test_the_tool_the_examples_run_is_the_one_beside_this_python() -> None:
     # `changelog-tools` in the examples resolves to the console script beside this Python
     exe = subprocess.run(
         ["sh", "-c", "command -v changelog-tools"],
