@@ -11,6 +11,8 @@ The convention (CONTRIBUTING.md, "Documented examples"):
 - a ```` ```sh ```` block holds commands only; each runs and its exit status is checked;
 - every other fence (``text``, ``yaml``, ``json``, ``python`` …) is not a command and is not run;
   every fence names its language, so nothing is left to guess;
+- a ```` ```json ```` block annotated ``output-of=COMMAND`` shows the JSON a command prints:
+  the command runs, and every key the block shows must be in its output, at the same place;
 - ``<!-- example: KEY=VALUE ... -->`` just before a fence says how to run it (the world, a
   named setup, the directory, the exit statuses); ``<!-- example: prose REASON -->`` says it is
   shown and not run, and why.
@@ -18,6 +20,7 @@ The convention (CONTRIBUTING.md, "Documented examples"):
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
@@ -28,6 +31,7 @@ from markdown_it import MarkdownIt
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN_LANGS = ("console", "sh")
+OUTPUT_LANGS = ("json",)  # run when annotated `output-of=COMMAND`
 # The directory a world lives in is written like this in the docs, in commands and in output.
 WORLD_DIR = "/tmp/changelog-tools-demo-abc123"
 
@@ -53,6 +57,7 @@ class Example:
     lang: str
     commands: tuple[Command, ...]
     options: Mapping[str, str] = field(default_factory=dict)
+    shown_json: str | None = None  # a json block: the document shown as the command's output
 
     @property
     def prose(self) -> str | None:
@@ -152,10 +157,15 @@ def doc_examples() -> list[Example]:
     found: list[Example] = []
     for path in doc_files():
         for fence in fences(path):
+            source = f"{path.relative_to(ROOT)}:{fence.line}"
+            if fence.lang in OUTPUT_LANGS and fence.annotation and "output-of" in fence.annotation:
+                options = dict(fence.annotation)
+                command = Command(options.pop("output-of"), None)
+                found.append(Example(source, fence.lang, (command,), options, fence.content))
+                continue
             if fence.lang not in RUN_LANGS:
                 continue
             commands = split_commands(fence.content, prompts=fence.lang == "console")
-            source = f"{path.relative_to(ROOT)}:{fence.line}"
             found.append(Example(source, fence.lang, commands, fence.annotation or {}))
     return found
 
@@ -188,6 +198,31 @@ def top_level_examples(help_table: Mapping[str, tuple[str, str]]) -> list[Exampl
         for _role, example in help_table.values()
         if example
     ]
+
+
+def key_paths(document: object, prefix: str = "") -> set[str]:
+    """Every key of a JSON document as a path (``plan.source-run.id``; a list's items as
+    ``[]``); ``"..."`` keys, a doc's elision, are left out."""
+    paths: set[str] = set()
+    if isinstance(document, dict):
+        for key, value in document.items():
+            if key == "...":
+                continue
+            path = f"{prefix}.{key}" if prefix else key
+            paths.add(path)
+            paths |= key_paths(value, path)
+    elif isinstance(document, list):
+        for item in document:
+            paths |= key_paths(item, f"{prefix}[]")
+    return paths
+
+
+def json_in(lines: Sequence[str]) -> object:
+    """The JSON document in a command's output: from the line ``{`` to the last line ``}``
+    (progress lines on stderr come before it)."""
+    start = lines.index("{")
+    end = len(lines) - 1 - list(reversed(lines)).index("}")
+    return json.loads("\n".join(lines[start : end + 1]))
 
 
 # -- comparing shown output with real output --------------------------------------------------

@@ -4,6 +4,7 @@ tests/docs/collect.py; the worlds and setups in tests/docs/worlds.py."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -15,6 +16,7 @@ from click.testing import CliRunner
 
 from changelog_tools.cli import COMMANDS, HELP, cli
 from tests.docs.collect import (
+    OUTPUT_LANGS,
     RUN_LANGS,
     WORLD_DIR,
     Example,
@@ -22,6 +24,8 @@ from tests.docs.collect import (
     doc_files,
     fences,
     help_examples,
+    json_in,
+    key_paths,
     output_matches,
     top_level_examples,
 )
@@ -199,6 +203,10 @@ def test_documented_example_runs_as_shown(
         ran = run_commands(example, world, options)
     report = "\n".join(f"$ {r.line}\n(exit {r.exit_code})\n" + "\n".join(r.output) for r in ran)
     assert [r.exit_code for r in ran] == wanted, report
+    if example.shown_json is not None:
+        shown = key_paths(json.loads(example.shown_json))
+        printed = key_paths(json_in(ran[0].output))
+        assert sorted(shown - printed) == [], f"{example.source}: keys the docs show, not printed"
     for command, result in zip(example.commands, ran, strict=True):
         if command.output is not None:
             assert output_matches(command.output, result.output), (
@@ -220,7 +228,7 @@ def test_every_fence_names_its_language_and_prose_says_why() -> None:
         for fence in fences(path):
             where = f"{path.name}:{fence.line}"
             assert fence.lang, f"{where}: a fence names its language (text for plain output)"
-            if fence.annotation is not None and fence.lang not in RUN_LANGS:
+            if fence.annotation is not None and fence.lang not in (*RUN_LANGS, *OUTPUT_LANGS):
                 pytest.fail(f"{where}: an example annotation on a {fence.lang} block runs nothing")
         # an annotation that is not right before a fence would be ignored: none may be
         annotated = sum(f.annotation is not None for f in fences(path))
@@ -247,6 +255,8 @@ def test_output_matching_rules() -> None:
     assert not output_matches(["a", "b"], ["a", "c"])
     assert not output_matches(["a"], ["a", "extra"])
     assert output_matches(["..."], [])
+    assert key_paths({"a": [{"b": 1}], "...": 2}) == {"a", "a[].b"}
+    assert key_paths({"a": {"b": 1}}) - key_paths({"a": {"c": 1}}) == {"a.b"}
 
 
 def test_the_tool_the_examples_run_is_the_one_beside_this_python() -> None:

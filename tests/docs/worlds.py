@@ -195,6 +195,25 @@ def setup_unswept_key(world: World) -> None:
     world.git("commit", "-q", "-am", "Bump the gpu-b image")
 
 
+def setup_selected_key(world: World) -> None:
+    """PR #12 also edits the master-config key its entry selects."""
+    path = world.cwd / "configs" / "gpu-a-master.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("example/vllm:", "example/vllm-next:", 1), encoding="utf-8")
+    world.git("commit", "-q", "-am", "Try the next vLLM image on gpu-a")
+
+
+def setup_main_moved(world: World) -> None:
+    """Main gained an entry since PR #5 branched off: the PR's changelog conflicts with it."""
+    bob = world.root / "bob"
+    world.git("fetch", "-q", "origin", cwd=bob)
+    world.git("checkout", "-q", "-B", "on-main", "origin/main", cwd=bob)
+    with (bob / CHANGELOG).open("a", encoding="utf-8") as handle:
+        handle.write("\n" + entry("Pin the gpu-b driver", f"{LINK}4", "mixtral-fp4-gpu-b-trt"))
+    world.git("commit", "-q", "-am", "Pin the gpu-b driver", cwd=bob)
+    world.git("push", "-q", "origin", "on-main:main", cwd=bob)
+
+
 def setup_typo(world: World) -> None:
     """The working tree's last entry spells `pr_link` (not committed)."""
     path = world.cwd / CHANGELOG
@@ -359,6 +378,8 @@ SETUPS: dict[str, Callable[[World], None]] = {
     "wrong-link": setup_wrong_link,
     "unswept-key": setup_unswept_key,
     "typo": setup_typo,
+    "selected-key": setup_selected_key,
+    "main-moved": setup_main_moved,
     "conflict": setup_conflict,
     "merging": setup_merging,
     "inserted": setup_inserted,
