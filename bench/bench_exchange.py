@@ -67,4 +67,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    from _header import print_header  # the date and machine of every figure below
+
+    print_header(__file__)
     raise SystemExit(main())

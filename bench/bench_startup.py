@@ -311,4 +311,7 @@ def bytecode_env() -> dict[str, str]:
 
 
 if __name__ == "__main__":
+    from _header import print_header  # the date and machine of every figure below
+
+    print_header(__file__)
     main()

@@ -76,9 +76,9 @@ def canonicalize(
     3 git failed.
     \b
     Examples:
-      changelog-tools canonicalize --pr 2650
-      changelog-tools canonicalize --pr 2650 --check
-      changelog-tools canonicalize --pr 2650 --base-ref origin/main --fix-near-misses
+      changelog-tools canonicalize --pr 12
+      changelog-tools canonicalize --pr 12 --check
+      changelog-tools canonicalize --pr 12 --base-ref origin/main --fix-near-misses
       changelog-tools canonicalize --pr 7 --base-file base.yaml --repo acme/bench changelog.yaml
       changelog-tools canonicalize --fix-placement
     """

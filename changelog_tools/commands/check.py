@@ -106,8 +106,8 @@ def check(
 
     \b
     Examples:
-      changelog-tools check --pr 2650
-      changelog-tools check --pr-number 2650 --all-evals --format json > check.json
+      changelog-tools check --pr 12
+      changelog-tools check --pr-number 12 --all-evals --format json > check.json
       changelog-tools check --main --base-ref HEAD^ --format github
       changelog-tools check --base-file old.yaml --head-file perf-changelog.yaml --pr 12
       changelog-tools check --base-ref v1 --head-ref v2 --no-config-keys --format json

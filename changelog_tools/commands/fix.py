@@ -61,7 +61,7 @@ def fix(
     Examples:
       changelog-tools fix                      # against the merge-base with main
       changelog-tools fix --dry-run --diff
-      changelog-tools fix --pr 1234 --format json
+      changelog-tools fix --pr 12 --format json
     """
     import contextlib
 

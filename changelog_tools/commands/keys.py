@@ -37,8 +37,8 @@ def keys(
     2 usage or configuration error, 3 git failed.
     \b
     Examples:
-      changelog-tools keys 'dsr1-fp4-mi355x-*'
-      changelog-tools keys --ref origin/main dsr1-fp8-h200-sglang
+      changelog-tools keys 'mixtral-fp4-*'
+      changelog-tools keys --ref origin/main llama70b-fp8-gpu-b-vllm
       changelog-tools keys --format json
     """
     from changelog_tools.errors import UsageError

@@ -71,7 +71,7 @@ def lint(
     error, 3 git failed.
     \b
     Examples:
-      changelog-tools lint --pr 2650 --format github
+      changelog-tools lint --pr 12 --format github
       changelog-tools lint --base-ref origin/main --head-ref HEAD
       changelog-tools lint --all --now 2026-08-22
     """

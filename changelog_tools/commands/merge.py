@@ -84,9 +84,9 @@ def merge(
 
     \b
     Examples:
-      changelog-tools merge 1234 --dry-run
-      changelog-tools merge 1234
-      changelog-tools merge 1234 --run 987654321 --format json
+      changelog-tools merge 5 --dry-run
+      changelog-tools merge 5
+      changelog-tools merge 5 --run 2003 --format json
     """
     from changelog_tools.flows.mergeflow import MergeRequest, render_outcome, run_merge
 

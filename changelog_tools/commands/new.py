@@ -49,8 +49,9 @@ def new(
     configuration error, 4 the description was left empty in the editor (nothing written).
     \b
     Examples:
-      changelog-tools new --config-key 'dsr1-fp8-h200-*' --description "Bump SGLang to 0.5.2"
-      changelog-tools new --config-key llama70b-fp8-gpu-a-vllm --scenario-type agentic-coding
+      changelog-tools new --config-key 'llama70b-fp8-gpu-b-*' --description "Bump vLLM to 0.11.1"
+      changelog-tools new --config-key llama70b-fp8-gpu-a-vllm --scenario-type agentic-coding \\
+          --description "Add the agentic-coding scenario"
     """
     from changelog_tools import diagnostics as dx
     from changelog_tools.errors import AbortedError, UsageError

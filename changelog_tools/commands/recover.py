@@ -95,9 +95,9 @@ def recover(
 
     \b
     Examples:
-      changelog-tools recover https://github.com/OWNER/NAME/actions/runs/123 --dry-run
-      changelog-tools recover --pr 2650 --yes
-      changelog-tools recover --pr 2650 --source-run 987654321 --yes --format json
+      changelog-tools recover https://github.com/example-org/inferencex-mini/actions/runs/2002 --dry-run
+      changelog-tools recover --pr 6 --yes
+      changelog-tools recover --pr 6 --source-run 2001 --yes --format json
     """
     import sys
 
@@ -107,7 +107,7 @@ def recover(
     if (run_url is None) == (pr is None):
         raise UsageError(
             "give the run URL or --pr N (exactly one)",
-            hint="changelog-tools recover --pr 2650 --dry-run",
+            hint="changelog-tools recover --pr 6 --dry-run",
         )
     if not dry_run and not yes and not sys.stdin.isatty():
         raise UsageError(

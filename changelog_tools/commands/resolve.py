@@ -81,7 +81,7 @@ def resolve(
     missing, main changed a corrected entry, result fails `check`), 2 usage error, 3 git failed.
     \b
     Examples:
-      git merge origin/main; changelog-tools resolve --pr 2650 --add
+      git merge origin/main; changelog-tools resolve --pr 12 --add
       changelog-tools resolve --pr-side ours
       changelog-tools resolve --base-file b.yaml --pr-file p.yaml --main-file m.yaml -o -
     """

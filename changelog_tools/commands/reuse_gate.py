@@ -218,7 +218,7 @@ def reuse_gate(
     Examples:
       changelog-tools reuse-gate                      # inside GitHub Actions
       changelog-tools reuse-gate --event-name push --ref refs/heads/main \\
-          --commit-sha 1a2b3c4 --repo my-org/benchmarks
+          --commit-sha "$(git rev-parse origin/main)" --repo example-org/inferencex-mini
     """
     from changelog_tools.github.adapter import append_step_summary, write_step_outputs
     from changelog_tools.github.reuse import render_error_summary, render_summary

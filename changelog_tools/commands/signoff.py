@@ -121,7 +121,7 @@ def verify(
     \b
     Examples:
       changelog-tools signoff verify                       # inside GitHub Actions
-      changelog-tools signoff verify --pr 2650 --dry-run --format json
+      changelog-tools signoff verify --pr 5 --dry-run --format json
     """
     from changelog_tools.github.adapter import make_github
     from changelog_tools.gitrepo import open_repo

@@ -5,7 +5,8 @@ starts the bundled fake GitHub (tied to that origin) and a fake CI that runs the
 every pull-request head, opens two pull requests that both append to the changelog, and then
 runs the installed commands as a user would, each in its own process:
 
-1. `check` flags PR #1's wrong pr-link; the author fixes it and `check` passes;
+1. `check` flags PR #1's pr-link (copied from the browser: the PR's files tab); the author runs
+   `fix`, which makes it canonical, pushes, and `check` passes;
 2. `merge 1` merges PR #1 with reuse of its sweep;
 3. `merge 2`: PR #2 now conflicts with main in the changelog; the flow resolves the conflict,
    canonicalizes the placeholder link and merges;
@@ -323,7 +324,7 @@ def _story(
     say("== 0. two pull requests, both appending to perf-changelog.yaml")
     head_a = open_pr(
         alice, 1, "tune-llama", "Tune llama 70B TP sizes on gpu-a",
-        _entry("Tune the TP sizes for llama 70B on gpu-a", f"{link}2", "llama70b-fp8-gpu-a-vllm"),
+        _entry("Tune the TP sizes for llama 70B on gpu-a", f"{link}1/files", "llama70b-fp8-gpu-a-vllm"),
     )  # fmt: skip
     run_a = sweep("tune-llama", head_a)
     head_b = open_pr(
@@ -332,19 +333,14 @@ def _story(
     )  # fmt: skip
     run_b = sweep("mixtral-image", head_b)
     say(
-        f"   PR #1 (alice, tune-llama) appends an entry whose pr-link says .../pull/2; swept by run {run_a}"
+        f"   PR #1 (alice, tune-llama) appends an entry whose pr-link is .../pull/1/files; swept by run {run_a}"
     )
     say(f"   PR #2 (bob, mixtral-image) appends an entry with pr-link XXX; swept by run {run_b}")
 
-    step("1. CI's `check` flags PR #1's wrong pr-link", alice, ["check", "--pr", "1"], 1)
-
-    say("")
-    say("== 2. alice fixes the link (a placeholder is fine: merge fills it in) and pushes")
-    text = (
-        (alice / CHANGELOG).read_text(encoding="utf-8").replace(f"pr-link: {link}2", "pr-link: XXX")
-    )
-    (alice / CHANGELOG).write_text(text, encoding="utf-8")
-    shell.git(alice, "commit", "-q", "-am", "Use a placeholder pr-link")
+    step("1. CI's `check` flags PR #1's pr-link", alice, ["check", "--pr", "1"], 1)
+    step("2. alice lets `fix` repair it (the hint names it), then commits and pushes", alice,
+         ["fix"], 0)  # fmt: skip
+    shell.git(alice, "commit", "-q", "-am", "Canonical pr-link")
     shell.git(alice, "push", "-q", "origin", "tune-llama")
     head_a = shell.git(alice, "rev-parse", "HEAD")
     run_a = sweep("tune-llama", head_a, "llama70b-fp8-gpu-a-vllm")

@@ -32,6 +32,7 @@ def test_the_demo_walks_every_step_with_the_expected_exit_codes_and_cleans_up(
 
     assert [(s.argv[0], s.exit_code) for s in result.steps] == [
         ("check", 1),
+        ("fix", 0),
         ("check", 0),
         ("signoff", 0),
         ("signoff", 0),
@@ -43,16 +44,20 @@ def test_the_demo_walks_every_step_with_the_expected_exit_codes_and_cleans_up(
         ("recover", 0),
         ("recover", 0),
     ]
-    assert "CL201" in result.steps[0].stdout  # the wrong pr-link, flagged by the real check
+    assert "CL203" in result.steps[0].stdout  # the pr-link, flagged by the real check
+    assert "`changelog-tools fix` does it" in result.steps[0].stdout  # the hint names `fix`
+    # `fix` repairs it in the author's checkout, and says what it did
+    assert f"made `{LINK}1`" in result.steps[1].stderr + result.steps[1].stdout
+    assert "fix: perf-changelog.yaml: OK" in result.steps[1].stdout + result.steps[1].stderr
     # the sign-off bot, on the bundled example's CODEOWNERS and checklist: three verdicts
-    verdicts = [s.stdout.splitlines()[0].split(": ")[2].split(" ")[0] for s in result.steps[2:5]]
+    verdicts = [s.stdout.splitlines()[0].split(": ")[2].split(" ")[0] for s in result.steps[3:6]]
     assert verdicts == ["PENDING", "REJECTED", "PASS"]
-    assert "reuse-authorization  no authorized `/reuse-sweep-run`" in result.steps[3].stdout
-    assert "sign-off issue_comment" in result.steps[4].stdout and "maintainer: valid" in (
-        result.steps[4].stdout
+    assert "reuse-authorization  no authorized `/reuse-sweep-run`" in result.steps[4].stdout
+    assert "sign-off issue_comment" in result.steps[5].stdout and "maintainer: valid" in (
+        result.steps[5].stdout
     )
-    assert "dry run: nothing was posted, pushed or merged" in result.steps[5].stdout
-    assert "perf-changelog.yaml conflict resolved" in result.steps[7].stderr
+    assert "dry run: nothing was posted, pushed or merged" in result.steps[6].stdout
+    assert "perf-changelog.yaml conflict resolved" in result.steps[8].stderr
     assert result.reuse["reuse-enabled"] == "true"
     assert result.reuse["reuse-source-pr-number"] == "2"
     assert result.final_changelog.endswith(
@@ -67,9 +72,9 @@ def test_the_demo_walks_every_step_with_the_expected_exit_codes_and_cleans_up(
         + RECOVERED.replace(b"PR", b"4")
     )
     # the recovery: planned without a write, then done, reusing PR #3's sweep
-    assert "dry run: nothing was pushed, opened" in result.steps[9].stdout
-    assert "recovery PR #4 merged as" in result.steps[10].stdout
-    assert "trigger-ingest dispatched the ingest with source run" in result.steps[10].stdout
+    assert "dry run: nothing was pushed, opened" in result.steps[10].stdout
+    assert "recovery PR #4 merged as" in result.steps[11].stdout
+    assert "trigger-ingest dispatched the ingest with source run" in result.steps[11].stdout
     assert result.ok and result.workdir is None
     assert list(tmp_path.iterdir()) == []  # the throwaway repositories are gone
     assert set(threading.enumerate()) <= threads  # the fake GitHub and the CI thread stopped
@@ -95,7 +100,7 @@ def test_demo_keep_leaves_a_sandbox_whose_printed_commands_work_as_written(
     --dry-run and for real, run reuse-gate on main; stop the server; nothing keeps running."""
     proc = run_cli("demo", "--keep", "--workdir", str(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "11 commands, all as expected" in proc.stdout
+    assert "12 commands, all as expected" in proc.stdout
     (root,) = tmp_path.iterdir()
     assert f"kept the sandbox in {root} (see {root}/HOWTO.txt)" in proc.stdout
     text = proc.stdout.splitlines()
