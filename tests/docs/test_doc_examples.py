@@ -61,6 +61,9 @@ HELP_SPECS: dict[str, dict[str, str]] = {
     "changelog-tools check --base-ref v1 --head-ref v2 --no-config-keys --format json": {
         "setup": "tags"
     },
+    # replay
+    "changelog-tools replay --last 200": {},
+    "changelog-tools replay --last 50 --no-config-keys --format json > blast-radius.json": {},
     # lint
     "changelog-tools lint": {},
     "changelog-tools lint --pr 12 --format github": {},

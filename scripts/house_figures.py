@@ -2,7 +2,7 @@
 lines (those without a docstring saying why listed apart), and raw git calls outside the git
 adapter (`.git(`, `.git_ok(`, `.git_status(` and `subprocess` running git).
 
-    python scripts/measure_house.py [PACKAGE_DIR]
+    python scripts/house_figures.py [PACKAGE_DIR]
 
 Read from the source with `ast`; nothing is imported or run.
 """
