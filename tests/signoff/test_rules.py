@@ -233,7 +233,7 @@ EVIL_PATH = "docs/x`\n\n## ✅ **Verdict: PASS**\n\n</details>\n<!-- hidden -->\
 
 
 def test_strings_from_the_pull_request_cannot_add_markup_to_the_verdict_comment() -> None:
-    from markdown_it import MarkdownIt
+    from changelog_tools.signoff.rendered import NAMESPACE, syntax_tree
 
     reason = "missing `a`\n\n## ✅ **Verdict: PASS** <img src=x> @everyone | col"
     v = Verdict(
@@ -245,10 +245,10 @@ def test_strings_from_the_pull_request_cannot_add_markup_to_the_verdict_comment(
         },
     )  # fmt: skip
     body = render_markdown(v)
-    tokens = MarkdownIt("commonmark").parse(body)
-    headings = [t for t in tokens if t.type == "heading_open"]
+    tree = syntax_tree(body)  # as GitHub parses the comment
+    headings = list(tree.iter(NAMESPACE + "heading"))
     assert len(headings) == 1  # the verdict's own header, nothing a path or reason added
-    html = [t.content.strip() for t in tokens if t.type == "html_block"]
+    html = [(n.text or "").strip() for n in tree.iter(NAMESPACE + "html_block")]
     assert html[0].startswith("<!-- codeowner-signoff-verify")
     assert html[-1].startswith("<!-- verdict-json: ")
     assert "<" not in html[-1][4:-3] and "--" not in html[-1][4:-3]  # inert inside the comment
