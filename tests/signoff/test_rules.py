@@ -56,6 +56,36 @@ def remark(
         (remark(created=10), None, None, False, "no status or check yet"),
         (remark(created=1, updated=9), at(5), Edit("amd-a", at(9)), True, None),  # re-signed
         (remark(created=1, updated=9), at(5), Edit("core-1", at(9)), False, "edited by @core-1"),
+        # the author's last edit does not undo an earlier edit by someone else
+        (
+            remark(created=1, updated=9),
+            at(5),
+            Edit("amd-a", at(9), ("amd-a", "core-1")),
+            False,
+            "edited by @core-1, not by its author (an edit by anyone but the author never counts",
+        ),
+        (
+            remark(created=1, updated=9),
+            at(5),
+            Edit("amd-a", at(9), ("amd-a", None)),
+            False,
+            "someone else",
+        ),
+        (
+            remark(created=1, updated=9),
+            at(5),
+            Edit("amd-a", at(9), ("amd-a",), False),
+            False,
+            "too long",
+        ),
+        (remark(created=1, updated=9), at(5), Edit("amd-a", at(9), ("amd-a", "AMD-A")), True, None),
+        (
+            remark("review", commit=HEAD),
+            None,
+            Edit("amd-a", at(9), ("core-1", "amd-a")),
+            False,
+            "@core-1",
+        ),
         (remark(created=9, updated=12), at(5), None, False, "who edited it is unknown"),
         (remark("review", commit=HEAD), None, None, True, None),
         (remark("review", commit="b" * 40), at(1), None, False, "not on the head"),

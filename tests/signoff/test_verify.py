@@ -195,6 +195,24 @@ def test_an_edit_by_someone_else_does_not_count(world: World) -> None:
     assert "edited by @core-1" in " ".join(out.verdict.signoffs[0].why_not)
 
 
+def test_an_edit_by_someone_else_never_counts_even_after_the_author_edits_again(
+    world: World,
+) -> None:
+    # Only the last editor used to be read: the author's edit after a maintainer's "fix"
+    # counted again. The edit history is read whole (GraphQL userContentEdits).
+    world.open_pr()
+    authorize(world)
+    cid = world.comment(signoff("amd-a", check=False), "amd-a")
+    world.fake.edit_comment(cid, signoff("amd-a"), editor="core-1")
+    world.fake.edit_comment(cid, signoff("amd-a") + "\n\nChecked again.")  # by amd-a
+    assert world.fake.comments[cid].editor == "amd-a"
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and out.verdict.verdict == "pending", out.verdict.summary
+    why = " ".join(out.verdict.signoffs[0].why_not)
+    assert "edited by @core-1" in why and "never counts" in why
+    assert len(world.fake.requests("POST", r"graphql")) == 1  # still one query
+
+
 def test_an_edit_that_unchecks_an_item_rejects(world: World) -> None:
     world.open_pr()
     authorize(world)
