@@ -106,7 +106,9 @@ def verify(
 
     \b
     Skipped with no write and exit 0: a comment on a plain issue, a closed or draft PR, and a
-    new comment or review that holds no sign-off in its own text (quotes, code and HTML comments do not count).
+    new comment or review that holds no sign-off in its own text (quotes, code, struck and
+    hidden text do not count), and an edit or deletion whose old and new bodies both hold no
+    sign-off and no reuse command (judged from the event alone: no request).
 
     \b
     Unless --dry-run: keeps ONE verdict comment per PR (the bot's own, found by its login and
