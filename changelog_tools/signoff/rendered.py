@@ -166,7 +166,17 @@ def read(body: str) -> Shown:
             continue
         own = "".join(f"`{piece}`" if code else piece for code, piece in parts)
         shown.append((number, structure.get(number, "") + own.strip()))
-    ignored = sorted(collect.ignored, key=lambda p: p.line)
+    ignored: list[Part] = []
+    for part in sorted(collect.ignored, key=lambda p: p.line):  # one part per line and reason
+        last = ignored[-1] if ignored else None
+        if last is not None and (last.line, last.why, last.detail) == (
+            part.line,
+            part.why,
+            part.detail,
+        ):
+            ignored[-1] = Part(last.line, last.text + part.text, last.why, last.detail)
+        else:
+            ignored.append(part)
     return Shown(tuple(shown), tuple(ignored), tuple(lines))
 
 
