@@ -39,6 +39,7 @@ SIMILARITY_THRESHOLD = 0.6
 _ITEM_RE = re.compile(
     r"^(?P<indent>[ \t]*)(?:[-*+]|[0-9]+[.)])[ \t]+\[(?P<box>[ xX])\][ \t]*(?P<text>.*)"
 )
+_BOX_RE = re.compile(r"\[[ xX]\][ \t]*")
 _FENCE_RE = re.compile(r"^[ ]{0,3}(?P<fence>`{3,}|~{3,})")
 _DETAIL_RE = re.compile(r"^\s*#{1,6}\s*Additional detail section\b", re.IGNORECASE)
 _SIGNED_RE = re.compile(r"^\s*Signed:\s*(?P<who>.*)", re.IGNORECASE)  # who: stripped in code
@@ -96,7 +97,9 @@ def _lines(text: str) -> list[str]:
 
 
 def _is_header(line: str, header: str = HEADER) -> bool:
-    return canon(line.lstrip("#>*-+ \t")) == header_key(header)
+    text = line.lstrip("#>*-+ \t")
+    box = _BOX_RE.match(text)  # a header in a task-list item is shown as a header too
+    return canon(text[box.end() :] if box else text) == header_key(header)
 
 
 def _parse_block(numbered: Sequence[tuple[int, str]]) -> Checklist:

@@ -161,8 +161,9 @@ def read(body: str) -> Shown:
     for number in sorted(collect.own):
         parts = collect.own[number]
         if not any(not code and piece.strip() for code, piece in parts):
-            for _, piece in parts:  # a line that is only code is code
-                collect.ignored.append(Part(number, piece, CODE, "a line that is only code"))
+            for code, piece in parts:  # a line that is only code is code
+                if code and piece.strip():
+                    collect.ignored.append(Part(number, piece, CODE, "a line that is only code"))
             continue
         own = "".join(f"`{piece}`" if code else piece for code, piece in parts)
         shown.append((number, structure.get(number, "") + own.strip()))
@@ -371,18 +372,18 @@ def _marked_text(line: int, text: str) -> str:
 
 
 def _marked_raw(line: int, raw: str) -> str:
-    """Raw HTML with a line marker before the first character of each line that could be text.
+    """Raw HTML with line markers where text may start: before the first character of each line
+    (unless it opens a tag), and inside comments and quoted attribute values.
 
-    A marker goes where a character already stands: at the start of a line (inside a tag or a
-    comment it lands in an attribute or the comment, which are never shown) or after a tag ends,
-    never after a ``<`` (it would break the tag), so it changes nothing about how the HTML
-    around it is parsed.
+    A marker is harmless inside a comment or an attribute (never shown), and before a character
+    of text it changes nothing about how the HTML around it is parsed; it never goes between a
+    ``<`` and a tag's name, nor where it would turn ``<!-->`` into an open comment.
     """
     out: list[str] = []
     in_tag = False
     line_start = True
     marked = False
-    for char in raw:
+    for index, char in enumerate(raw):
         if char == "\n":
             line += 1
             line_start, marked = True, False
@@ -396,6 +397,10 @@ def _marked_raw(line: int, raw: str) -> str:
             elif char == ">":
                 in_tag = False
         out.append(char)
+        ahead = raw[index + 1 : index + 2]
+        opened = raw[max(index - 3, 0) : index + 1] == "<!--" and ahead not in ("", ">", "-")
+        if opened or (in_tag and char in "\"'" and raw[index - 1 : index] == "="):
+            out.append(_mark(line))
     return "".join(out)
 
 
@@ -463,9 +468,9 @@ class _HtmlWriter:
         elif tag in ("table_header", "table_row"):
             cell = "th" if tag == "table_header" else "td"
             out.append("<thead><tr>" if tag == "table_header" else "<tr>")
-            for child in node:
+            for index, child in enumerate(node):
                 self.line = _start(node)
-                out.append(f"<{cell}>")
+                out.append(f"{' ' if index else ''}<{cell}>")
                 for inline in child:
                     self.inline(inline)
                 out.append(f"</{cell}>")
