@@ -115,8 +115,8 @@ class Shown:
     """A body as GitHub shows it.
 
     ``lines``: each source line that holds some of the author's own visible text, as
-    ``(number, text)``; the text is what a reader sees on it (code spans in backticks),
-    after a list item's ``- ``/``- [x] `` (two spaces per nesting level) or a heading's ``#``s.
+    ``(number, text)``; the text is what a reader sees on it (code spans in backticks, links
+    as ``[text](destination)``), after a list item's ``- ``/``- [x] `` (two spaces per nesting level) or a heading's ``#``s.
     ``ignored``: the text on any line that is there but not the author's own visible text.
     """
 
@@ -296,6 +296,13 @@ def _structure(root: ET.Element) -> dict[int, str]:
     return out
 
 
+def _destination(node: ET.Element) -> str:
+    """A link's destination as it stands in a line's text (``[text](destination)``: recipe
+    links are read from there; the comparison of items drops it)."""
+    dest = node.get("destination", "")
+    return dest.replace("(", "%28").replace(")", "%29").replace(" ", "%20")
+
+
 def _inline_lines(node: ET.Element) -> int:
     """Source lines an inline node runs over beyond its first (a code span, raw HTML)."""
     if _tag(node) == "html_inline":
@@ -351,8 +358,12 @@ class _MarkdownWalk:
             self.collect.add(self.line, _literal(node), reason, True)
             self.line += _inline_lines(node)
         else:
+            if tag == "link":
+                self.collect.add(self.line, "[", reason, False)
             for child in node:
                 self.inline(child, reason)
+            if tag == "link":
+                self.collect.add(self.line, f"]({_destination(node)})", reason, False)
 
 
 # -- raw HTML ----------------------------------------------------------------------------------
@@ -510,8 +521,12 @@ class _HtmlWriter:
         else:
             name = _HTML_INLINES.get(tag, "span")
             out.append(f"<{name}>")
+            if tag == "link":
+                out.append(_marked_text(self.line, "["))
             for child in node:
                 self.inline(child)
+            if tag == "link":
+                out.append(_marked_text(self.line, f"]({_destination(node)})"))
             out.append(f"</{name}>")
 
 

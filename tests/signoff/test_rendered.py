@@ -193,3 +193,15 @@ def test_private_use_characters_in_a_body_cannot_forge_line_markers() -> None:
     body = f"x <b>\U000f0003</b>\n\n{HEADER}{ITEMS}"
     found = find_signoff(body).checklist
     assert found is not None and found.header_line == 3
+
+
+def test_links_keep_their_destination_for_the_evidence_checks() -> None:
+    # the recipe check reads upstream links from the detail section and item notes
+    body = (
+        f"{HEADER}\n- [x] one\n  see [the run](https://example.invalid/runs/1)\n- [x] two\n\n"
+        "### Additional detail section\n\n[recipe PR](https://github.com/o/r/pull/42)\n\nSigned: bob"
+    )
+    found = find_signoff(body).checklist
+    assert found is not None
+    assert found.detail == "[recipe PR](https://github.com/o/r/pull/42)"
+    assert found.items[0].notes == ("see [the run](https://example.invalid/runs/1)",)
