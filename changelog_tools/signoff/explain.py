@@ -7,6 +7,7 @@ no request. It answers the reviewer before posting ("will this count?") and the 
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -161,18 +162,21 @@ def render_text(result: Explanation) -> str:
     for r in result.items:
         where = f" (line {r.line})" if r.line is not None else ""
         text = r.signoff_text or r.template_text
-        extra = f": {r.diff}" if r.diff else f": {text[:60]}"
+        extra = f": {r.diff}" if r.diff else f": {_short(text)}"
         out.append(f"  item {r.path} {r.state}{where}{extra}")
     if result.checklist_from is None:
         for i in result.found_items:
             box = "checked" if i.checked else "unchecked"
-            out.append(f"  item {i.path} {box} (line {i.line}): {i.text[:60]}")
+            out.append(f"  item {i.path} {box} (line {i.line}): {_short(i.text)}")
     if result.header_line is not None:
         out.append(f"  Signed: {result.signed if result.signed is not None else '(none)'}")
     for number, why in result.ignored_headers:
         out.append(f"  header ignored: line {number}, {why}")
     for part in result.ignored:
-        text = " ".join(part.text.split())
-        shown = text if len(text) <= 60 else text[:57] + "..."
-        out.append(f"  ignored: line {part.line}, {part.why} ({part.detail}): {shown!r}")
+        out.append(f"  ignored: line {part.line}, {part.why} ({part.detail}): {_short(part.text)!r}")
     return "\n".join(out) + "\n"
+
+
+def _short(text: str, width: int = 60) -> str:
+    """``text`` on one line, cut at a word to at most ``width`` characters."""
+    return textwrap.shorten(text, width, placeholder=" …")

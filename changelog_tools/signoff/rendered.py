@@ -47,7 +47,7 @@ _NS = "{http://commonmark.org/xml/1.0}"
 
 # HTML elements and why their text is not the author's own visible text.
 _HTML_REASONS = {
-    "blockquote": (QUOTED, "in a <blockquote>"),
+    "blockquote": (QUOTED, "in a quote"),
     "q": (QUOTED, "in a <q> quotation"),
     "pre": (CODE, "in a code block"),
     "code": (CODE, "in code"),
