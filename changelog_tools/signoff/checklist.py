@@ -21,6 +21,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from changelog_tools.signoff import rendered
 
@@ -48,11 +49,16 @@ _LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _URL_RE = re.compile(r"https?://\S+")
 
 
+@lru_cache(maxsize=8192)
 def canon(text: str) -> str:
-    """The canonical form two item texts are compared in."""
+    """The canonical form two item texts are compared in (kept: matching a sign-off against
+    every version of the template asks for the same texts' forms many times)."""
     # Invisible characters (zero-width spaces and joiners, soft hyphens, BOMs: format
-    # characters) do not change what a reader sees: they are dropped before comparing.
-    t = unicodedata.normalize("NFKC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
+    # characters) do not change what a reader sees: they are dropped before comparing. ASCII
+    # has none.
+    if not text.isascii():
+        text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    t = unicodedata.normalize("NFKC", text)
     t = _LINK_RE.sub(r"\1", t)
     t = t.replace("**", "").replace("__", "").replace("`", "")
     t = t.replace("\u2014", "-").replace("\u2013", "-")

@@ -229,7 +229,7 @@ def _parse(text: str) -> ET.Element:
             lib.cmark_parser_attach_syntax_extension(
                 parser, lib.cmark_find_syntax_extension(name.encode())
             )
-        data = text.encode("utf-8")
+        data = text.encode("utf-8", errors="replace")  # a lone surrogate is no character
         lib.cmark_parser_feed(parser, data, len(data))
         root = lib.cmark_parser_finish(parser)
         address = int(ffi.cast("uintptr_t", root))
