@@ -80,6 +80,8 @@ _HTML_REASONS = {
     },
 }
 _INLINE_CODE = frozenset({"code", "kbd", "samp", "tt"})
+# Kinds of own visible text (see _Collect).
+TEXT, MARKUP = "text", "markup"
 # The Markdown nodes that hide their text, and why (the rest are shown or hold other nodes).
 _MD_REASONS = {
     "block_quote": (QUOTED, "in a quote"),
@@ -129,14 +131,16 @@ class Shown:
 class _Collect:
     """Fragments of text by line, as a walk finds them."""
 
-    own: dict[int, list[tuple[bool, str]]] = field(default_factory=dict)  # (is code, text)
+    # (kind, text); kind: "text" (the author's words), "code" (an inline code span) or
+    # "markup" (a link's brackets and destination: kept for the evidence checks, no words)
+    own: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
     ignored: list[Part] = field(default_factory=list)
 
-    def add(self, line: int, text: str, reason: tuple[str, str] | None, code: bool) -> None:
+    def add(self, line: int, text: str, reason: tuple[str, str] | None, kind: str) -> None:
         if not text:
             return
         if reason is None:
-            self.own.setdefault(line, []).append((code, text))
+            self.own.setdefault(line, []).append((kind, text))
         elif text.strip():
             self.ignored.append(Part(line, text, *reason))
 
@@ -160,12 +164,12 @@ def read(body: str) -> Shown:
     shown: list[tuple[int, str]] = []
     for number in sorted(collect.own):
         parts = collect.own[number]
-        if not any(not code and piece.strip() for code, piece in parts):
-            for code, piece in parts:  # a line that is only code is code
-                if code and piece.strip():
+        if not any(kind == TEXT and piece.strip() for kind, piece in parts):
+            for kind, piece in parts:  # a line with no words but code is code
+                if kind == CODE and piece.strip():
                     collect.ignored.append(Part(number, piece, CODE, "a line that is only code"))
             continue
-        own = "".join(f"`{piece}`" if code else piece for code, piece in parts)
+        own = "".join(f"`{piece}`" if kind == CODE else piece for kind, piece in parts)
         shown.append((number, structure.get(number, "") + own.strip()))
     ignored: list[Part] = []
     for part in sorted(collect.ignored, key=lambda p: p.line):  # one part per line and reason
@@ -337,11 +341,11 @@ class _MarkdownWalk:
         elif tag == "code_block":
             start = _code_start(node, self.lines)
             for index, text in enumerate(_literal(node).split("\n")):
-                self.collect.add(start + index, text, reason, False)
+                self.collect.add(start + index, text, reason, TEXT)
         elif tag in ("table_header", "table_row"):
             for child in node:
                 self.node(child, reason)
-                self.collect.add(_start(node), " ", reason, False)
+                self.collect.add(_start(node), " ", reason, TEXT)
         else:
             for child in node:
                 self.node(child, reason)
@@ -353,17 +357,17 @@ class _MarkdownWalk:
             return
         reason = reason or _MD_REASONS.get(tag)
         if tag == "text":
-            self.collect.add(self.line, _literal(node), reason, False)
+            self.collect.add(self.line, _literal(node), reason, TEXT)
         elif tag == "code":
-            self.collect.add(self.line, _literal(node), reason, True)
+            self.collect.add(self.line, _literal(node), reason, CODE)
             self.line += _inline_lines(node)
         else:
             if tag == "link":
-                self.collect.add(self.line, "[", reason, False)
+                self.collect.add(self.line, "[", reason, MARKUP)
             for child in node:
                 self.inline(child, reason)
             if tag == "link":
-                self.collect.add(self.line, f"]({_destination(node)})", reason, False)
+                self.collect.add(self.line, f"]({_destination(node)})", reason, MARKUP)
 
 
 # -- raw HTML ----------------------------------------------------------------------------------
@@ -522,11 +526,13 @@ class _HtmlWriter:
             name = _HTML_INLINES.get(tag, "span")
             out.append(f"<{name}>")
             if tag == "link":
-                out.append(_marked_text(self.line, "["))
+                out.append(f"<x-link>{_marked_text(self.line, '[')}</x-link>")
             for child in node:
                 self.inline(child)
             if tag == "link":
-                out.append(_marked_text(self.line, f"]({_destination(node)})"))
+                out.append(
+                    f"<x-link>{_marked_text(self.line, f'](' + _destination(node) + ')')}</x-link>"
+                )
             out.append(f"</{name}>")
 
 
@@ -539,7 +545,7 @@ def _read_html(root: ET.Element, lines: list[str], collect: _Collect) -> None:
     fragment = html5lib.parseFragment(
         "".join(writer.out), treebuilder="etree", namespaceHTMLElements=False
     )
-    _HtmlWalk(collect).element(fragment, None, False)
+    _HtmlWalk(collect).element(fragment, None, TEXT)
 
 
 class _HtmlWalk:
@@ -549,33 +555,35 @@ class _HtmlWalk:
         self.collect = collect
         self.line = 1
 
-    def text(self, text: str | None, reason: tuple[str, str] | None, code: bool) -> None:
+    def text(self, text: str | None, reason: tuple[str, str] | None, kind: str) -> None:
         for piece in _MARK_RE.split(text or ""):
             if len(piece) == 1 and _MARK_BASE <= ord(piece) <= _MARK_LAST:
                 self.line = ord(piece) - _MARK_BASE
             elif piece:
-                self.collect.add(self.line, piece, reason, code)
+                self.collect.add(self.line, piece, reason, kind)
 
-    def element(self, node: Any, reason: tuple[str, str] | None, code: bool) -> None:
+    def element(self, node: Any, reason: tuple[str, str] | None, kind: str) -> None:
         tag = node.tag
         if callable(tag):  # a comment (or processing instruction): GitHub removes it
-            self.text(node.text, reason or (HIDDEN, "in an HTML comment"), False)
+            self.text(node.text, reason or (HIDDEN, "in an HTML comment"), TEXT)
             return
         name = tag.lower() if isinstance(tag, str) else ""
+        if name == "x-link" and kind == TEXT:
+            kind = MARKUP
         if reason is None and name in _HTML_REASONS:
             if name in _INLINE_CODE:
-                code = True  # inline code is part of its line (see read)
+                kind = CODE  # inline code is part of its line (see read)
             else:
                 reason = _HTML_REASONS[name]
         for key, value in _attributes(node):
             if _MARK_RE.search(value):
                 line = self.line
-                self.text(value, (NOT_VISIBLE, f"in the attribute {key!r}"), False)
+                self.text(value, (NOT_VISIBLE, f"in the attribute {key!r}"), TEXT)
                 self.line = line
-        self.text(node.text, reason, code)
+        self.text(node.text, reason, kind)
         for child in node:
-            self.element(child, reason, code)
-            self.text(child.tail, reason, code)
+            self.element(child, reason, kind)
+            self.text(child.tail, reason, kind)
 
 
 def _attributes(node: Any) -> Iterator[tuple[str, str]]:

@@ -49,6 +49,11 @@ NOT_SHOWN = {
     "raw <samp> around the header": (f"<samp>{HEADER}</samp>{ITEMS}", "code"),
     "the header is a code span": (f"`{HEADER}`{ITEMS}", "code"),
     "the header is a code span in a list item": (f"- `{HEADER}`{ITEMS}", "code"),
+    "the header is a code span in a link": (f"[`{HEADER}`](/u){ITEMS}", "code"),
+    "the header is a code span in a link, with raw HTML": (
+        f"<b>x</b>\n\n[`{HEADER}`](/u){ITEMS}",
+        "code",
+    ),
     "the header is an image's alt text": (f"![{HEADER}](/x.png){ITEMS}", "not visible"),
     "a ~~ strikethrough over lines": (f"~~Old:\n{HEADER}~~{ITEMS}", "struck"),
     "a ~~ strikethrough over three lines": (f"~~Old:\n{HEADER}\nthat was~~{ITEMS}", "struck"),

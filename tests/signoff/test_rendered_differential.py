@@ -54,6 +54,7 @@ NEVER: dict[str, Wrap] = {
     "indented code": lambda s: "Hi\n\n" + _each_line("    ")(s),
     "code span": _header(lambda h: f"`{h}`"),
     "double code span": _header(lambda h: f"`` {h} ``"),
+    "code span in a link": _header(lambda h: f"[`{h}`](/u)"),
     "<pre>": lambda s: f"<pre>\n{s}\n</pre>",
     "<code> left open": lambda s: f"<code>\n\n{s}",
     "<code>": _header(lambda h: f"<code>{h}</code>"),
