@@ -173,7 +173,9 @@ def render_text(result: Explanation) -> str:
     for number, why in result.ignored_headers:
         out.append(f"  header ignored: line {number}, {why}")
     for part in result.ignored:
-        out.append(f"  ignored: line {part.line}, {part.why} ({part.detail}): {_short(part.text)!r}")
+        out.append(
+            f"  ignored: line {part.line}, {part.why} ({part.detail}): {_short(part.text)!r}"
+        )
     return "\n".join(out) + "\n"
 
 

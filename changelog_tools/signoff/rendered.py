@@ -531,7 +531,7 @@ class _HtmlWriter:
                 self.inline(child)
             if tag == "link":
                 out.append(
-                    f"<x-link>{_marked_text(self.line, f'](' + _destination(node) + ')')}</x-link>"
+                    f"<x-link>{_marked_text(self.line, '](' + _destination(node) + ')')}</x-link>"
                 )
             out.append(f"</{name}>")
 
