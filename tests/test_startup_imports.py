@@ -261,3 +261,16 @@ def test_a_whole_reuse_decision_loads_pygithub_and_no_other_feature(
         "changelog_tools.gitrepo", "github",
     ]  # fmt: skip
     assert other_commands(modules, "reuse_gate", "_common") == []
+
+
+@pytest.mark.parametrize(("body", "html"), [("LGTM", False), ("LGTM <b>x</b>", True)])
+def test_signoff_explain_makes_no_request_and_parses_html_only_when_a_body_has_some(
+    tmp_path: Path, body: str, html: bool
+) -> None:
+    (tmp_path / ".changelog-tools.yaml").write_text("changelog: perf-changelog.yaml\n")
+    (tmp_path / "c.md").write_text(body)
+    code, modules = loaded(tmp_path, "signoff", "explain", "c.md")
+    assert code == 0
+    assert present(modules, *LOCAL_ABSENT) == []
+    assert present(modules, "cmarkgfm") == ["cmarkgfm"]
+    assert present(modules, "html5lib") == (["html5lib"] if html else [])

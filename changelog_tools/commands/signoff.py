@@ -1,4 +1,5 @@
-"""`changelog-tools signoff verify`: the deterministic CODEOWNER sign-off verifier."""
+"""`changelog-tools signoff verify`: the deterministic CODEOWNER sign-off verifier; `signoff
+explain`: how it reads one comment."""
 
 from __future__ import annotations
 
@@ -106,7 +107,9 @@ def verify(
 
     \b
     Skipped with no write and exit 0: a comment on a plain issue, a closed or draft PR, and a
-    new comment or review that holds no sign-off in its own text (quotes, code and HTML comments do not count).
+    new comment or review that holds no sign-off in its own text (quotes, code, struck and
+    hidden text do not count), and an edit or deletion whose old and new bodies both hold no
+    sign-off and no reuse command (judged from the event alone: no request).
 
     \b
     Unless --dry-run: keeps ONE verdict comment per PR (the bot's own, found by its login and
@@ -161,4 +164,94 @@ def verify(
         _progress("dry run: no comment, no status")
     renderer = {"text": render_text, "json": render_json, "markdown": render_markdown}
     click.echo(renderer[output_format](verdict), nl=False)
+    return 0
+
+
+@signoff.command("explain")
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help='text: a summary per comment; json: one object whose "comments" list holds one result '
+    "per file, in order.",
+)
+@click.option(
+    "--checkout",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Repository whose default branch holds the checklist (and its versions); a directory "
+    "that is no repository's top is read as files.",
+)
+@click.option(
+    "--author",
+    metavar="LOGIN",
+    help="The login that posts the comment: `Signed:` must name it  [default: not checked]",
+)
+@config_option
+def explain(
+    files: tuple[Path, ...],
+    output_format: str,
+    checkout: Path,
+    author: str | None,
+    config: Config,
+) -> int:
+    """Show how `signoff verify` reads comment bodies: whether each signs off.
+
+    FILE is a comment body (Markdown as typed into GitHub); `-` or none reads standard input.
+    For each: whether it signs off and why not, the header's line, the checklist version it
+    matches, each item (ok, unchecked, excused, missing, altered, obsolete), the `Signed:`
+    value, and every part that does not count with the reason (quoted, code, struck, hidden,
+    not visible). No token, no network: only the body and the checklist are read.
+
+    \b
+    Exit status: 0 every body was explained (whether it signs off or not), 2 a file could
+    not be read or the options are wrong.
+
+    \b
+    Examples:
+      changelog-tools signoff explain my-signoff.md
+      pbpaste | changelog-tools signoff explain --author my-login
+      changelog-tools signoff explain a.md b.md --format json
+    """
+    import sys
+
+    from changelog_tools.signoff.explain import explain as explain_body
+    from changelog_tools.signoff.explain import render_text
+    from changelog_tools.signoff.trusted import ChecklistSource, load_checklist
+
+    source: ChecklistSource | None = None
+    note: str | None = None
+    try:
+        source = load_checklist(checkout, config)
+    except UsageError as exc:
+        note = exc.message
+    results = []
+    for path in files or (Path("-"),):
+        if str(path) == "-":
+            body = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+        else:
+            try:
+                body = path.read_bytes().decode("utf-8", errors="replace")
+            except OSError as exc:
+                raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        results.append(
+            explain_body(
+                str(path),
+                body,
+                template=source.template if source else None,
+                versions=source.versions if source else (),
+                checklist_from=source.where if source else None,
+                checklist_note=note,
+                header=config.signoff_checklist_header,
+                author=author,
+            )
+        )
+    if output_format == "json":
+        click.echo(json.dumps({"comments": [r.to_json() for r in results]}, indent=2))
+    else:
+        click.echo("".join(render_text(r) for r in results), nl=False)
     return 0

@@ -119,10 +119,14 @@ class Remark:
 
 @dataclass(frozen=True, slots=True)
 class Edit:
-    """Who last edited a comment's body, and when (None, None: never edited)."""
+    """Who last edited a comment's body, and when (None, None: never edited); ``editors``: who
+    made each edit in its history (None: a deleted account), and ``complete``: whether that
+    history was read whole."""
 
     editor: str | None
     edited_at: datetime | None
+    editors: tuple[str | None, ...] = ()
+    complete: bool = True
 
 
 @dataclass(frozen=True, slots=True)

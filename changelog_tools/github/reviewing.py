@@ -31,11 +31,18 @@ MAX_PULL_COMMITS = 250
 # The most artifact bytes read from storage when the caller names no limit.
 MAX_DOWNLOAD = 512 * 1024 * 1024
 
+# The most edits of one comment read (GraphQL pages hold at most 100 nodes): a longer history
+# is not read whole, and such a comment does not count (see freshness).
+MAX_EDITS = 100
+_EDIT_FIELDS = (
+    "lastEditedAt editor { login } "
+    f"userContentEdits(first: {MAX_EDITS}) {{ totalCount nodes {{ editor {{ login }} }} }}"
+)
 _EDITS_QUERY = (
     "query($ids: [ID!]!) { nodes(ids: $ids) { id "
-    "... on IssueComment { lastEditedAt editor { login } } "
-    "... on PullRequestReview { lastEditedAt editor { login } } "
-    "... on PullRequestReviewComment { lastEditedAt editor { login } } } }"
+    f"... on IssueComment {{ {_EDIT_FIELDS} }} "
+    f"... on PullRequestReview {{ {_EDIT_FIELDS} }} "
+    f"... on PullRequestReviewComment {{ {_EDIT_FIELDS} }} }} }}"
 )
 
 
@@ -71,7 +78,8 @@ class ReviewingEndpoints(Connected):
         )
 
     def comment_edits(self, node_ids: list[str]) -> dict[str, Edit]:
-        """Who last edited each comment and when (GraphQL; REST does not say who)."""
+        """Who last edited each comment and when, and who made every edit in its history
+        (GraphQL, one request; REST does not say who)."""
         if not node_ids:
             return {}
         requester = self._requester
@@ -88,10 +96,15 @@ class ReviewingEndpoints(Connected):
         out: dict[str, Edit] = {}
         for node in nodes:
             if isinstance(node, dict) and isinstance(node.get("id"), str):
-                editor = node.get("editor")
+                history = node.get("userContentEdits")
+                history = history if isinstance(history, dict) else {}
+                edits = [e for e in history.get("nodes") or () if isinstance(e, dict)]
+                total = history.get("totalCount")
                 out[node["id"]] = Edit(
-                    convert.opt_str(editor.get("login")) if isinstance(editor, dict) else None,
+                    _login(node.get("editor")),
                     _timestamp(node.get("lastEditedAt")),
+                    tuple(_login(e.get("editor")) for e in edits),
+                    not isinstance(total, int) or total <= len(edits),
                 )
         return out
 
@@ -182,6 +195,10 @@ class ReviewingEndpoints(Connected):
         return self._read(
             f"/repos/{repository}/pulls/{number}", lambda: convert.pull(node.complete())
         )
+
+
+def _login(user: Any) -> str | None:
+    return convert.opt_str(user.get("login")) if isinstance(user, dict) else None
 
 
 def _timestamp(value: object) -> datetime | None:

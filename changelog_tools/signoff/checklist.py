@@ -6,8 +6,8 @@ the header to the next level-1/2 heading. In the block: checkbox items (any of `
 or ``1.``, ``[ ]``/``[x]``/``[X]``; two spaces of indentation per nesting level), notes (other
 lines, attached to the item before them), an "Additional detail section" of free text and a
 ``Signed:`` line. A sign-off is a comment whose first header line in the author's own rendered
-text (not quoted, not code, not inside an HTML block or comment: CommonMark decides) starts the
-same grammar; text before the header is a preamble and is ignored.
+text as GitHub shows it (:mod:`.rendered`: not quoted, not code, not struck, not hidden) starts
+the same grammar; text before the header is a preamble and is ignored.
 
 Items are compared in a canonical form (:func:`canon`) so that CRLF, bullets, box case, spacing,
 emphasis, links versus plain text and dash styles never matter; an item with a note or a link
@@ -21,11 +21,9 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from typing import TYPE_CHECKING, Any
+from functools import lru_cache
 
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
+from changelog_tools.signoff import rendered
 
 HEADER = "As a PR reviewer and CODEOWNER, I have reviewed this and have:"
 SIGNED_PLACEHOLDER = "FILL_IN_GITHUB_USERNAME"
@@ -42,6 +40,7 @@ SIMILARITY_THRESHOLD = 0.6
 _ITEM_RE = re.compile(
     r"^(?P<indent>[ \t]*)(?:[-*+]|[0-9]+[.)])[ \t]+\[(?P<box>[ xX])\][ \t]*(?P<text>.*)"
 )
+_BOX_RE = re.compile(r"\[[ xX]\][ \t]*")
 _FENCE_RE = re.compile(r"^[ ]{0,3}(?P<fence>`{3,}|~{3,})")
 _DETAIL_RE = re.compile(r"^\s*#{1,6}\s*Additional detail section\b", re.IGNORECASE)
 _SIGNED_RE = re.compile(r"^\s*Signed:\s*(?P<who>.*)", re.IGNORECASE)  # who: stripped in code
@@ -50,8 +49,15 @@ _LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _URL_RE = re.compile(r"https?://\S+")
 
 
+@lru_cache(maxsize=8192)
 def canon(text: str) -> str:
-    """The canonical form two item texts are compared in."""
+    """The canonical form two item texts are compared in (kept: matching a sign-off against
+    every version of the template asks for the same texts' forms many times)."""
+    # Invisible characters (zero-width spaces and joiners, soft hyphens, BOMs: format
+    # characters) do not change what a reader sees: they are dropped before comparing. ASCII
+    # has none.
+    if not text.isascii():
+        text = "".join(c for c in text if unicodedata.category(c) != "Cf")
     t = unicodedata.normalize("NFKC", text)
     t = _LINK_RE.sub(r"\1", t)
     t = t.replace("**", "").replace("__", "").replace("`", "")
@@ -97,7 +103,9 @@ def _lines(text: str) -> list[str]:
 
 
 def _is_header(line: str, header: str = HEADER) -> bool:
-    return canon(line.lstrip("#>*-+ \t")) == header_key(header)
+    text = line.lstrip("#>*-+ \t")
+    box = _BOX_RE.match(text)  # a header in a task-list item is shown as a header too
+    return canon(text[box.end() :] if box else text) == header_key(header)
 
 
 def _parse_block(numbered: Sequence[tuple[int, str]]) -> Checklist:
@@ -183,104 +191,48 @@ class SignoffText:
     """Where the sign-off is in a comment body, and headers that do not count (and why)."""
 
     checklist: Checklist | None
-    ignored_headers: tuple[tuple[int, str], ...] = ()  # (line, why: a value of _HIDDEN)
+    ignored_headers: tuple[tuple[int, str], ...] = ()  # (line, why: a rendered.REASONS value)
+    ignored: tuple[rendered.Part, ...] = ()  # every piece of text not counted, by line
 
 
-# Block tokens whose lines GitHub does not render as the comment author's own prose, and why.
-_HIDDEN = {
-    "blockquote_open": "quoted",
-    "fence": "in a code fence",
-    "code_block": "in an indented code block",
-    "html_block": "in an HTML block or comment",
-}
+LOOKALIKE = "lookalike letters"
 
 
-@cache
-def _markdown() -> MarkdownIt:
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark")
-
-
-def hidden_lines(text: str) -> dict[int, str]:
-    """1-based numbers of the lines of ``text`` that are not the author's own rendered text
-    (quotes, code, HTML blocks and comments, ``<pre>``), each with the reason.
-
-    CommonMark decides, through markdown-it-py: what is a quote, an indented code block or an
-    HTML block depends on context (lazy continuation lines, list indentation, blank lines) that
-    line-by-line patterns get wrong in both directions.
-    """
-    hidden: dict[int, str] = {}
-    tokens = _markdown().parse(text)
-    for position, token in enumerate(tokens):
-        why = _HIDDEN.get(token.type)
-        if why is not None and token.map is not None:
-            start, end = token.map
-            for index in range(start, end):
-                hidden.setdefault(index + 1, why)  # the outer block's reason wins
-        elif token.type == "inline" and token.map and tokens[position - 1].type == "paragraph_open":
-            _hidden_in_paragraph(token, hidden)
-    # A line in no paragraph or heading is no text at all: a link reference definition (its
-    # title can run over lines and hold a header line, never shown: review finding).
-    shown = {
-        index + 1
-        for token in tokens
-        if token.type == "inline" and token.map
-        for index in range(*token.map)
-    }
-    for number, line in enumerate(text.split("\n"), start=1):
-        if number not in shown and line.strip():
-            hidden.setdefault(
-                number, "not prose (a link reference definition, a rule or a heading underline)"
-            )
-    return hidden
-
-
-def _hidden_in_paragraph(token: Any, hidden: dict[int, str]) -> None:
-    """Lines of a paragraph that lie inside an inline construct GitHub does not show as prose.
-
-    Review finding: a paragraph such as ``ok <!--`` / header / ``-->`` or a code span, a link
-    title or an image's text running over several lines hid a sign-off line that was read as
-    the author's own. A line wholly inside an inline HTML comment or tag is hidden; when
-    newlines vanish into a code span, a link's destination or title or an image (markdown-it
-    keeps no line for them), every line after the paragraph's first is.
-    """
-    start, end = token.map
-    line = start
-    breaks = 0
-    for child in token.children or ():
-        if child.type in ("softbreak", "hardbreak"):
-            line += 1
-            breaks += 1
-        elif child.type == "html_inline" and "\n" in child.content:
-            count = child.content.count("\n")
-            for index in range(line + 1, line + count):
-                hidden.setdefault(index + 1, "in an HTML comment or tag")
-            line += count
-            breaks += count
-    if breaks < end - start - 1:
-        for index in range(start + 1, end):
-            hidden.setdefault(
-                index + 1, "in inline code, a link's destination or title or an image"
-            )
+def _lookalike(line: str, header: str) -> bool:
+    """``line`` reads as the header but some of its letters are from another script (a
+    Cyrillic "а" for a Latin "a"): it is not the header, and the reader is told why."""
+    key, text = header_key(header), canon(line.lstrip("#>*-+ \t"))
+    return (
+        text != key
+        and len(text) == len(key)
+        and all(a == b or (not a.isascii() and a.isalpha()) for a, b in zip(text, key, strict=True))
+    )
 
 
 def find_signoff(body: str, *, header: str = HEADER) -> SignoffText:
-    """The sign-off in a comment body: the first ``header`` line of the author's own text."""
-    lines = _lines(body[:MAX_COMMENT_CHARS])
-    hidden = hidden_lines("\n".join(lines))
-    kept: list[tuple[int, str]] = []
-    ignored: list[tuple[int, str]] = []
-    for number, line in enumerate(lines, start=1):
-        why = hidden.get(number)
-        if why is None:
-            kept.append((number, line))
-        elif _is_header(line.lstrip("> \t"), header):
-            ignored.append((number, why))
+    """The sign-off in a comment body: the first ``header`` line of the author's own text as
+    GitHub shows it (:mod:`.rendered`); headers anywhere else are reported with the reason."""
+    shown = rendered.read(body[:MAX_COMMENT_CHARS])
+    key = header_key(header)
+    kept = list(shown.lines)
     start = next((k for k, (_, ln) in enumerate(kept) if _is_header(ln, header)), None)
-    if start is None:
-        return SignoffText(None, tuple(ignored))
-    return SignoffText(_parse_block(kept[start:]), tuple(ignored))
+    counted = kept[start][0] if start is not None else None
+    ignored: dict[int, str] = {}
+    by_line: dict[int, list[rendered.Part]] = {}
+    for part in shown.ignored:
+        by_line.setdefault(part.line, []).append(part)
+    for number, parts in by_line.items():
+        if key in canon("".join(p.text for p in parts)):
+            ignored[number] = parts[0].why
+    for number, line in kept:
+        if number != counted and _lookalike(line, header):
+            ignored.setdefault(number, LOOKALIKE)
+    visible = {number for number, _ in kept}
+    for number, line in enumerate(shown.source, start=1):
+        if number not in ignored and number not in visible and key in canon(line):
+            ignored[number] = rendered.NOT_VISIBLE  # a comment, an attribute, a definition
+    found = _parse_block(kept[start:]) if start is not None else None
+    return SignoffText(found, tuple(sorted(ignored.items())), shown.ignored)
 
 
 # -- matching --------------------------------------------------------------------------------

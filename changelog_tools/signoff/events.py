@@ -66,6 +66,56 @@ def _body_has_signoff(body: str, header: str) -> bool:
     return cl.find_signoff(body, header=header).checklist is not None
 
 
+def _matters(body: str, *, header: str, reuse_command: str) -> bool:
+    """``body`` holds a sign-off (as GitHub shows it) or a use of the reuse command: a change to
+    it may change the verdict."""
+    from changelog_tools.github.reuse import command_runs
+
+    if reuse_command and command_runs(body, reuse_command):
+        return True
+    return _body_has_signoff(body, header)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+# The events whose payload holds the body of the comment or review they are about.
+_BODY_EVENTS = {
+    "issue_comment": "comment",
+    "pull_request_review": "review",
+    "pull_request_review_comment": "comment",
+}
+
+
+def _edit_skip(
+    event_name: str, event: Mapping[str, Any], *, header: str, reuse_command: str
+) -> Skip | None:
+    """An edit or deletion whose old and new bodies both hold no sign-off and no reuse command
+    cannot change the verdict: skipped from the payload alone, with no request.
+
+    The payload has both bodies: an edit's previous one in ``changes.body.from`` (absent when
+    the body did not change) and its new one; a deleted comment's last one.
+    """
+    item = event.get(_BODY_EVENTS[event_name])
+    item = item if isinstance(item, Mapping) else {}
+    if "body" not in item:
+        return None  # nothing to judge by: evaluate
+    bodies = [_text(item.get("body"))]
+    changes = event.get("changes")
+    change = changes.get("body") if isinstance(changes, Mapping) else None
+    if isinstance(change, Mapping) and "from" in change:
+        bodies.append(_text(change.get("from")))
+    if any(_matters(b, header=header, reuse_command=reuse_command) for b in bodies):
+        return None
+    what = "deleted" if event.get("action") == "deleted" else "edited"
+    return Skip(
+        f"the {what} {'review' if event_name == 'pull_request_review' else 'comment'} held no "
+        "sign-off and no reuse command before or after (quotes, code, struck and hidden text do "
+        "not count)"
+    )
+
+
 def comment_skip(
     gh: GitHub,
     event_name: str | None,
@@ -74,12 +124,18 @@ def comment_skip(
     reuse_command: str = "",
     header: str = cl.HEADER,
 ) -> Skip | None:
-    """A comment event whose comment holds no sign-off (re-read through the API) is skipped.
+    """A comment or review event that cannot change the verdict is skipped.
 
-    Edits and deletions are never skipped: they may withdraw a sign-off that counted. Nor is a
-    new comment using ``reuse_command``: it decides the reuse-authorization check.
+    A new comment is re-read through the API (one request) and skipped when it holds no
+    sign-off in its own visible text, unless it uses ``reuse_command`` (it decides the
+    reuse-authorization check). A new review is judged from the payload. An edit or deletion
+    (of a comment, a review comment or a review's body) is skipped with no request when its
+    old and new bodies both hold neither: otherwise it runs in full, since it may withdraw a
+    sign-off that counted.
     """
     action = event.get("action")
+    if event_name in _BODY_EVENTS and action in ("edited", "deleted"):
+        return _edit_skip(event_name, event, header=header, reuse_command=reuse_command)
     if event_name == "issue_comment" and action == "created":
         comment = event.get("comment") if isinstance(event.get("comment"), dict) else {}
         assert isinstance(comment, dict)
@@ -89,12 +145,10 @@ def comment_skip(
                 body = gh.get_issue_comment(cid).body
             except NotFoundError:
                 return None  # deleted since: evaluate
-            from changelog_tools.github.reuse import command_runs
-
-            reuse = bool(reuse_command) and bool(command_runs(body, reuse_command))
-            if not reuse and not _body_has_signoff(body, header):
+            if not _matters(body, header=header, reuse_command=reuse_command):
                 return Skip(
-                    "the comment holds no sign-off in its own text (quotes, code and HTML comments do not count)"
+                    "the comment holds no sign-off in its own text (quotes, code, struck and "
+                    "hidden text do not count)"
                 )
     if event_name in ("pull_request_review", "pull_request_review_comment") and action in (
         "submitted",
@@ -104,7 +158,8 @@ def comment_skip(
         text = item.get("body") if isinstance(item, dict) else None
         if not _body_has_signoff(text if isinstance(text, str) else "", header):
             return Skip(
-                "the review holds no sign-off in its own text (quotes, code and HTML comments do not count)"
+                "the review holds no sign-off in its own text (quotes, code, struck and hidden "
+                "text do not count)"
             )
     return None
 

@@ -4,6 +4,7 @@ default branch's checkout, never from the pull request."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from changelog_tools.config import Config
 from changelog_tools.errors import UsageError
@@ -68,3 +69,56 @@ def load_trusted(repo: GitRepo, config: Config) -> Trusted:
         )
     versions = history.template_versions(repo, config.signoff_checklist, ref=sha, header=header)
     return Trusted(GitTree(repo, sha), sha, owners, template, versions)
+
+
+@dataclass(frozen=True)
+class ChecklistSource:
+    """The checklist a comment is compared with, its versions, and where it was read."""
+
+    template: cl.Checklist
+    versions: tuple[history.Version, ...]
+    where: str
+
+
+def load_checklist(checkout: Path, config: Config) -> ChecklistSource:
+    """The review checklist for ``signoff explain``: from the default branch of the repository
+    at ``checkout`` (with its versions), as ``signoff verify`` reads it; else, when ``checkout``
+    is not the top of a repository holding it, from the file in ``checkout`` (one version).
+
+    Raises :class:`UsageError` saying why no checklist is available.
+    """
+    from changelog_tools.errors import GitError
+    from changelog_tools.gitrepo import open_repo
+
+    path, header = config.signoff_checklist, config.signoff_checklist_header
+    try:
+        repo = open_repo(checkout)
+    except (UsageError, GitError):
+        repo = None
+    if repo is not None and repo.path.resolve() == checkout.resolve():
+        for ref in (
+            f"refs/remotes/{config.remote}/{config.main_branch}",
+            f"refs/heads/{config.main_branch}",
+            "HEAD",
+        ):
+            sha = repo.try_rev_parse(ref)
+            raw = repo.read_blob(sha, path) if sha else None
+            if sha is None or raw is None:
+                continue
+            template = cl.parse_template(raw.decode("utf-8", errors="replace"), header=header)
+            if template is None:
+                raise UsageError(f"{path} at {ref} ({sha[:9]}) has no line {header!r}")
+            versions = history.template_versions(repo, path, ref=sha, header=header)
+            name = ref.removeprefix("refs/remotes/").removeprefix("refs/heads/")
+            return ChecklistSource(template, versions, f"{path} on {name} at {sha[:9]}")
+    file = checkout / path
+    try:
+        text = file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        raise UsageError(
+            f"no review checklist: {path} is neither on the default branch nor in {checkout}"
+        ) from None
+    template = cl.parse_template(text, header=header)
+    if template is None:
+        raise UsageError(f"{file} has no line {header!r}")
+    return ChecklistSource(template, (), f"{path} in the working tree (not from git: no versions)")

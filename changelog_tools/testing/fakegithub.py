@@ -108,6 +108,7 @@ class FakeComment:
     updated_at: str = ""
     editor: str | None = None  # who last edited the body (GraphQL `editor`); None: never
     last_edited_at: str | None = None
+    edits: list[str] = field(default_factory=list)  # every edit's editor, oldest first
 
 
 @dataclass
@@ -122,6 +123,7 @@ class FakeReview:
     submitted_at: str = ""
     editor: str | None = None  # who last edited the body (GraphQL `editor`); None: never
     last_edited_at: str | None = None
+    edits: list[str] = field(default_factory=list)  # every edit's editor, oldest first
 
 
 @dataclass
@@ -140,6 +142,7 @@ class FakeReviewComment:
     original_commit_id: str = ""  # where it was written (default: commit_id); commit_id moves
     editor: str | None = None  # who last edited the body (GraphQL `editor`); None: never
     last_edited_at: str | None = None
+    edits: list[str] = field(default_factory=list)  # every edit's editor, oldest first
 
 
 @dataclass
@@ -664,6 +667,7 @@ class FakeGitHub:
             comment.body = body
             comment.updated_at = comment.last_edited_at = self.now()
             comment.editor = editor or comment.login
+            comment.edits.append(editor or comment.login)
         return comment
 
     def edit_review(self, review_id: int, body: str, *, editor: str | None = None) -> FakeReview:
@@ -673,6 +677,7 @@ class FakeGitHub:
             review.body = body
             review.last_edited_at = self.now()
             review.editor = editor or review.login
+            review.edits.append(editor or review.login)
         return review
 
     def edit_review_comment(
@@ -684,6 +689,7 @@ class FakeGitHub:
             comment.body = body
             comment.updated_at = comment.last_edited_at = self.now()
             comment.editor = editor or comment.login
+            comment.edits.append(editor or comment.login)
         return comment
 
     def add_force_push(self, pull: int, *, before: str, after: str, actor: str = "contrib") -> None:
@@ -1395,6 +1401,7 @@ class FakeGitHub:
         comment.body = body["body"]
         comment.updated_at = comment.last_edited_at = self.now()
         comment.editor = self.actor
+        comment.edits.append(self.actor)
         return Response(200, self.comment_json(comment))
 
     @route("DELETE", _R + r"/issues/comments/(?P<cid>\d+)")
@@ -1594,13 +1601,18 @@ class FakeGitHub:
             if f"on {typename} " not in str(body.get("query")):
                 nodes.append({"id": node_id})  # as GitHub: only fields the query asks for
                 continue
-            nodes.append(
-                {
-                    "id": node_id,
-                    "lastEditedAt": comment.last_edited_at,
-                    "editor": {"login": comment.editor} if comment.editor else None,
+            answer: dict[str, Any] = {
+                "id": node_id,
+                "lastEditedAt": comment.last_edited_at,
+                "editor": {"login": comment.editor} if comment.editor else None,
+            }
+            if "userContentEdits(" in str(body.get("query")):
+                newest = list(reversed(comment.edits))  # as GitHub lists them
+                answer["userContentEdits"] = {
+                    "totalCount": len(newest),
+                    "nodes": [{"editor": {"login": e}} for e in newest[:100]],
                 }
-            )
+            nodes.append(answer)
         return Response(200, {"data": {"nodes": nodes}})
 
     def _statuses_of(self, sha: str) -> list[FakeStatus]:

@@ -164,14 +164,11 @@ def test_signed_must_be_the_author() -> None:
     ("wrap", "why"),
     [
         (lambda s: "\n".join("> " + ln for ln in s.splitlines()), "quoted"),
-        (lambda s: "```\n" + s + "\n```", "in a code fence"),
-        (lambda s: "~~~markdown\n" + s + "\n~~~", "in a code fence"),
-        (lambda s: "<!--\n" + s + "\n-->", "in an HTML block or comment"),
-        (lambda s: "<pre>\n" + s + "\n</pre>", "in an HTML block or comment"),
-        (
-            lambda s: "Hi\n\n" + "\n".join("    " + ln for ln in s.splitlines()),
-            "in an indented code block",
-        ),
+        (lambda s: "```\n" + s + "\n```", "code"),
+        (lambda s: "~~~markdown\n" + s + "\n~~~", "code"),
+        (lambda s: "<!--\n" + s + "\n-->", "hidden"),
+        (lambda s: "<pre>\n" + s + "\n</pre>", "code"),
+        (lambda s: "Hi\n\n" + "\n".join("    " + ln for ln in s.splitlines()), "code"),
         # a lazy continuation line of a quote is still the quote (CommonMark)
         (
             lambda s: "> Quoting:\n" + s.split("\n", 1)[0] + "\n\n" + s.split("\n", 1)[1],

@@ -56,6 +56,36 @@ def remark(
         (remark(created=10), None, None, False, "no status or check yet"),
         (remark(created=1, updated=9), at(5), Edit("amd-a", at(9)), True, None),  # re-signed
         (remark(created=1, updated=9), at(5), Edit("core-1", at(9)), False, "edited by @core-1"),
+        # the author's last edit does not undo an earlier edit by someone else
+        (
+            remark(created=1, updated=9),
+            at(5),
+            Edit("amd-a", at(9), ("amd-a", "core-1")),
+            False,
+            "edited by @core-1, not by its author (an edit by anyone but the author never counts",
+        ),
+        (
+            remark(created=1, updated=9),
+            at(5),
+            Edit("amd-a", at(9), ("amd-a", None)),
+            False,
+            "someone else",
+        ),
+        (
+            remark(created=1, updated=9),
+            at(5),
+            Edit("amd-a", at(9), ("amd-a",), False),
+            False,
+            "too long",
+        ),
+        (remark(created=1, updated=9), at(5), Edit("amd-a", at(9), ("amd-a", "AMD-A")), True, None),
+        (
+            remark("review", commit=HEAD),
+            None,
+            Edit("amd-a", at(9), ("core-1", "amd-a")),
+            False,
+            "@core-1",
+        ),
         (remark(created=9, updated=12), at(5), None, False, "who edited it is unknown"),
         (remark("review", commit=HEAD), None, None, True, None),
         (remark("review", commit="b" * 40), at(1), None, False, "not on the head"),
@@ -233,7 +263,7 @@ EVIL_PATH = "docs/x`\n\n## ✅ **Verdict: PASS**\n\n</details>\n<!-- hidden -->\
 
 
 def test_strings_from_the_pull_request_cannot_add_markup_to_the_verdict_comment() -> None:
-    from markdown_it import MarkdownIt
+    from changelog_tools.signoff.rendered import NAMESPACE, syntax_tree
 
     reason = "missing `a`\n\n## ✅ **Verdict: PASS** <img src=x> @everyone | col"
     v = Verdict(
@@ -245,10 +275,10 @@ def test_strings_from_the_pull_request_cannot_add_markup_to_the_verdict_comment(
         },
     )  # fmt: skip
     body = render_markdown(v)
-    tokens = MarkdownIt("commonmark").parse(body)
-    headings = [t for t in tokens if t.type == "heading_open"]
+    tree = syntax_tree(body)  # as GitHub parses the comment
+    headings = list(tree.iter(NAMESPACE + "heading"))
     assert len(headings) == 1  # the verdict's own header, nothing a path or reason added
-    html = [t.content.strip() for t in tokens if t.type == "html_block"]
+    html = [(n.text or "").strip() for n in tree.iter(NAMESPACE + "html_block")]
     assert html[0].startswith("<!-- codeowner-signoff-verify")
     assert html[-1].startswith("<!-- verdict-json: ")
     assert "<" not in html[-1][4:-3] and "--" not in html[-1][4:-3]  # inert inside the comment

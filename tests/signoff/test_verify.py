@@ -195,6 +195,24 @@ def test_an_edit_by_someone_else_does_not_count(world: World) -> None:
     assert "edited by @core-1" in " ".join(out.verdict.signoffs[0].why_not)
 
 
+def test_an_edit_by_someone_else_never_counts_even_after_the_author_edits_again(
+    world: World,
+) -> None:
+    # Only the last editor used to be read: the author's edit after a maintainer's "fix"
+    # counted again. The edit history is read whole (GraphQL userContentEdits).
+    world.open_pr()
+    authorize(world)
+    cid = world.comment(signoff("amd-a", check=False), "amd-a")
+    world.fake.edit_comment(cid, signoff("amd-a"), editor="core-1")
+    world.fake.edit_comment(cid, signoff("amd-a") + "\n\nChecked again.")  # by amd-a
+    assert world.fake.comments[cid].editor == "amd-a"
+    out = world.verify(dry_run=True)
+    assert out.verdict is not None and out.verdict.verdict == "pending", out.verdict.summary
+    why = " ".join(out.verdict.signoffs[0].why_not)
+    assert "edited by @core-1" in why and "never counts" in why
+    assert len(world.fake.requests("POST", r"graphql")) == 1  # still one query
+
+
 def test_an_edit_that_unchecks_an_item_rejects(world: World) -> None:
     world.open_pr()
     authorize(world)
@@ -287,6 +305,93 @@ def test_a_signoff_in_a_code_fence_or_quote_counts_for_nothing(world: World, wra
     assert writes(world) == 0
     out = world.verify(dry_run=True)  # a full evaluation finds no sign-off either
     assert out.verdict is not None and out.verdict.verdict == "pending"
+
+
+def _edit_event(cid: int, old: str, new: str) -> dict[str, object]:
+    return {
+        "action": "edited",
+        "issue": {"number": 7, "pull_request": {"url": "x"}},
+        "comment": {"id": cid, "body": new},
+        "changes": {"body": {"from": old}},
+    }
+
+
+def test_a_hundred_edits_of_a_comment_without_a_signoff_cost_no_request(world: World) -> None:
+    # Anyone can edit their own comment: each edit used to run the whole verification (17-18
+    # requests), so about 55 edits spent the repository's hourly API budget.
+    world.open_pr()
+    authorize(world)
+    quoted = "\n".join("> " + ln for ln in signoff("amd-a").splitlines())
+    cid = world.comment("Looks good, one question.", "contrib")
+    old = "Looks good, one question."
+    before = len(world.fake.log)
+    for n in range(100):
+        # a quoted, fenced or struck sign-off is no sign-off either
+        new = [
+            f"Looks good, one question (edit {n}).",
+            f"{quoted}\n\nAgreed ({n}).",
+            f"Copy this ({n}):\n\n```\n{signoff('amd-a')}\n```",
+        ][n % 3]
+        world.fake.edit_comment(cid, new, editor="contrib")
+        out = world.verify(None, event_name="issue_comment", event=_edit_event(cid, old, new))
+        assert out.skip is not None and "held no sign-off" in out.skip.reason, n
+        old = new
+    deleted = {
+        "action": "deleted",
+        "issue": {"number": 7, "pull_request": {"url": "x"}},
+        "comment": {"id": cid, "body": old},
+    }
+    assert world.verify(None, event_name="issue_comment", event=deleted).skip is not None
+    review = {
+        "action": "edited",
+        "review": {"id": 1, "body": "nit fixed"},
+        "pull_request": {"number": 7},
+        "changes": {"body": {"from": "nit"}},
+    }
+    assert world.verify(None, event_name="pull_request_review", event=review).skip is not None
+    assert len(world.fake.log) == before  # not one request
+    assert writes(world) == 0
+
+
+@pytest.mark.parametrize("action", ["edited", "deleted"])
+def test_an_edit_or_deletion_that_removes_a_signoff_still_runs_in_full(
+    world: World, action: str
+) -> None:
+    head = world.open_pr()
+    authorize(world)
+    body = signoff("amd-a")
+    cid = world.comment(body, "amd-a")
+    assert world.verify().verdict.verdict == "pass"  # type: ignore[union-attr]
+    if action == "edited":
+        world.fake.edit_comment(cid, "Withdrawn: I need to look again.")
+        event = _edit_event(cid, body, "Withdrawn: I need to look again.")
+    else:
+        world.fake.comments.pop(cid)
+        event = {
+            "action": "deleted",
+            "issue": {"number": 7, "pull_request": {"url": "x"}},
+            "comment": {"id": cid, "body": body},
+        }
+    before = len(world.fake.log)
+    out = world.verify(None, event_name="issue_comment", event=event)
+    assert out.skip is None and out.verdict is not None
+    assert out.verdict.verdict == "pending", out.verdict.summary
+    assert world.statuses(head)[-1].state == "pending"
+    spent = len(world.fake.log) - before
+    again = len(world.fake.log)
+    assert world.verify().verdict.verdict == "pending"  # type: ignore[union-attr]
+    assert spent == len(world.fake.log) - again >= 15  # the same as a run for the PR itself
+
+
+def test_an_edit_that_adds_a_signoff_runs_in_full(world: World) -> None:
+    world.open_pr()
+    authorize(world)
+    cid = world.comment("LGTM", "amd-a")
+    world.fake.edit_comment(cid, signoff("amd-a"))
+    out = world.verify(
+        None, event_name="issue_comment", event=_edit_event(cid, "LGTM", signoff("amd-a"))
+    )
+    assert out.skip is None and out.verdict is not None and out.verdict.verdict == "pass"
 
 
 def test_a_green_sweep_only_on_a_force_pushed_out_commit_does_not_count(world: World) -> None:

@@ -1,0 +1,153 @@
+"""`changelog-tools signoff explain`: the installed command, on real files and a real git
+repository (the checklist and its versions from the default branch), with no token and no
+network."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from changelog_tools.signoff.checklist import HEADER
+from tests.conftest import commit_files, git, run_cli
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "changelog_tools" / "examples" / "inferencex-mini"
+OLD = """# Checklist
+
+```
+As a PR reviewer and CODEOWNER, I have reviewed this and have:
+- [ ] Verified the entry.
+- [ ] Verified the sweep.
+
+Signed: `FILL_IN_GITHUB_USERNAME`
+```
+"""
+NEW = OLD.replace("- [ ] Verified the sweep.", "- [ ] Verified the sweep.\n- [ ] Verified evals.")
+CONFIG = "repository: example-org/x\nchangelog: perf-changelog.yaml\n"
+# Tokens must not matter: the command makes no request.
+NO_NETWORK = {"GH_TOKEN": "", "GITHUB_TOKEN": "", "HTTPS_PROXY": "http://127.0.0.1:9"}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> tuple[Path, str, str]:
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    old = commit_files(
+        path,
+        {".changelog-tools.yaml": CONFIG, "docs/PR_REVIEW_CHECKLIST.md": OLD},
+        "checklist: two items",
+    )
+    new = commit_files(path, {"docs/PR_REVIEW_CHECKLIST.md": NEW}, "checklist: evals")
+    return path, old, new
+
+
+def body(*items: str, signed: str = "`amd-a`", before: str = "") -> str:
+    lines = "\n".join(f"- [x] {i}" for i in items)
+    return f"{before}{HEADER}\n{lines}\n\nSigned: {signed}\n"
+
+
+def test_a_current_signoff_signs_off_and_an_old_copy_names_its_version(
+    repo: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    path, old, new = repo
+    (tmp_path / "good.md").write_text(
+        body("Verified the entry.", "Verified the sweep.", "Verified evals.")
+    )
+    (tmp_path / "old.md").write_text(
+        body("Verified the entry.", "Verified the sweep.", before="> quoted\n\n")
+    )
+    proc = run_cli(
+        "signoff", "explain", str(tmp_path / "good.md"), str(tmp_path / "old.md"),
+        "--format", "json", cwd=path, env=NO_NETWORK,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    good, stale = json.loads(proc.stdout)["comments"]
+    assert good["file"].endswith("good.md") and good["signs-off"] is True
+    assert good["checklist-version"]["commit"] == new and good["checklist-version"]["exact"]
+    assert [i["state"] for i in good["items"]] == ["ok", "ok", "ok"]
+    assert good["signed"] == "`amd-a`" and good["header-line"] == 1
+    assert stale["signs-off"] is False and stale["why-not"] == ["checklist: missing 3"]
+    assert stale["checklist-version"]["commit"] == old
+    assert stale["checklist"] == f"docs/PR_REVIEW_CHECKLIST.md on main at {new[:9]}"
+    assert stale["ignored"] == [
+        {"line": 1, "why": "quoted", "detail": "in a quote", "text": "quoted"}
+    ]
+
+
+def test_text_output_names_every_ignored_part_and_reads_stdin(repo: tuple[Path, str, str]) -> None:
+    path, _, _ = repo
+    text = body(
+        "Verified the entry.", "~~Verified the sweep.~~", "Verified evals.",
+        before=f"> {HEADER}\n\n<!-- draft -->\n\n",
+    )  # fmt: skip
+    proc = run_cli("signoff", "explain", "--author", "bob", cwd=path, input=text, env=NO_NETWORK)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.splitlines()
+    assert out[0] == "-: does not sign off"
+    assert "  why not: checklist: missing 2" in out
+    assert "  why not: `Signed: `amd-a`` is not the comment's author @bob" in out
+    assert "  header: line 5" in out
+    assert "  item 2 missing: Verified the sweep." in out
+    assert "  header ignored: line 1, quoted" in out
+    assert any(ln.startswith("  ignored: line 3, hidden (in an HTML comment)") for ln in out)
+    assert "  ignored: line 7, struck (struck through): 'Verified the sweep.'" in out
+
+
+def test_without_a_checklist_it_still_reports_what_is_visible(tmp_path: Path) -> None:
+    (tmp_path / ".changelog-tools.yaml").write_text(CONFIG)
+    (tmp_path / "c.md").write_text(body("anything", before="```\nx\n```\n\n"))
+    proc = run_cli("signoff", "explain", "c.md", "--format", "json", cwd=tmp_path, env=NO_NETWORK)
+    assert proc.returncode == 0, proc.stderr
+    [result] = json.loads(proc.stdout)["comments"]
+    assert result["checklist"] is None and "no review checklist" in result["checklist-note"]
+    assert result["signs-off"] is True  # a sign-off, filled in; nothing to compare it with
+    assert result["items"] == [{"path": "1", "state": "checked", "line": 6, "signoff": "anything"}]
+    assert result["ignored"][0]["why"] == "code"
+
+
+def test_the_bundled_example_reads_its_checklist_from_the_files(tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLE, tmp_path / "example")
+    template = (EXAMPLE / "docs" / "PR_REVIEW_CHECKLIST.md").read_text()
+    block = template.split("```\n", 2)[1].replace("- [ ]", "- [x]")
+    block = block.replace("FILL_IN_GITHUB_USERNAME", "amd-a")
+    (tmp_path / "s.md").write_text(block)
+    proc = run_cli("signoff", "explain", str(tmp_path / "s.md"), cwd=tmp_path / "example")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"{tmp_path / 's.md'}: signs off\n")
+    assert "in the working tree (not from git: no versions)" in proc.stdout
+
+
+def test_an_unreadable_file_is_a_usage_error(tmp_path: Path) -> None:
+    proc = run_cli("signoff", "explain", "missing.md", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "missing.md" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_the_documented_examples_print_what_the_docs_show(tmp_path: Path) -> None:
+    # docs/signoff.md shows `signoff explain` on a copy of the bundled example: real output
+    import os
+    import re
+    import subprocess
+    import sys
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "signoff.md"
+    blocks = re.findall(r"```console\n(.*?)```", docs.read_text(encoding="utf-8"), re.S)
+    examples = [b for b in blocks if b.startswith("$ changelog-tools signoff explain")]
+    assert len(examples) == 3
+    shutil.copytree(EXAMPLE, tmp_path / "example")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    for block in examples:
+        for command, shown in re.findall(r"^\$ (.*)\n((?:(?!\$ ).*\n)*)", block, re.M):
+            proc = subprocess.run(
+                ["bash", "-c", command],
+                cwd=tmp_path / "example",
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            assert proc.returncode == 0, proc.stderr
+            assert proc.stdout == shown, command
