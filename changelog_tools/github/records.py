@@ -119,10 +119,12 @@ class Remark:
 
 @dataclass(frozen=True, slots=True)
 class Edit:
-    """Who last edited a comment's body, and when (None, None: never edited)."""
+    """Who last edited a comment's body, and when (None, None: never edited); ``gone`` when
+    GitHub no longer knows the comment (deleted since it was listed)."""
 
     editor: str | None
     edited_at: datetime | None
+    gone: bool = False
 
 
 @dataclass(frozen=True, slots=True)
