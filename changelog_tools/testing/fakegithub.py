@@ -105,7 +105,7 @@ class FakeComment:
     id: int
     issue: int
     body: str
-    login: str = "alice"
+    login: str | None = "alice"  # None: a deleted account (GitHub shows a null user)
     association: str = "MEMBER"
     created_at: str = ""
     updated_at: str = ""
@@ -117,7 +117,7 @@ class FakeComment:
 class FakeReview:
     id: int
     pull: int
-    login: str = "alice"
+    login: str | None = "alice"  # None: a deleted account (GitHub shows a null user)
     association: str = "MEMBER"
     state: str = "COMMENTED"
     body: str = ""
@@ -132,7 +132,7 @@ class FakeReviewComment:
     id: int
     pull: int
     body: str
-    login: str = "alice"
+    login: str | None = "alice"  # None: a deleted account (GitHub shows a null user)
     association: str = "MEMBER"
     path: str = ""
     line: int | None = None
@@ -152,7 +152,7 @@ class FakeCheckRun:
     name: str
     status: str = "completed"
     conclusion: str | None = "success"
-    started_at: str = ""
+    started_at: str | None = ""
     completed_at: str | None = None
     app: str = "github-actions"  # the app slug that created it
 
@@ -212,7 +212,7 @@ class FakeRun:
     workflow: str  # the workflow's file name
     head_sha: str
     event: str = "pull_request"
-    status: str = "completed"
+    status: str | None = "completed"
     conclusion: str | None = "success"
     head_branch: str = ""
     run_attempt: int = 1
@@ -678,7 +678,7 @@ class FakeGitHub:
         return pull
 
     def add_comment(
-        self, issue: int, body: str, login: str = "alice", association: str = "MEMBER"
+        self, issue: int, body: str, login: str | None = "alice", association: str = "MEMBER"
     ) -> FakeComment:
         when = self.now()
         comment = FakeComment(self.next_id(), issue, body, login, association, when, when)
@@ -1703,7 +1703,7 @@ class FakeGitHub:
                         check.id + 500_000,
                         sha,
                         check.app,
-                        check.started_at,
+                        check.started_at or stamp(0),
                         check.status,
                         check.conclusion,
                     )

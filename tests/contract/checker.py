@@ -142,6 +142,9 @@ def check_rest(exchange: Exchange) -> list[Finding]:
         note("answer", f"status {exchange.status} is not documented")
         return found
     schema = response["schema"]
+    if schema is None and exchange.status >= 400 and exchange.response is not None:
+        # an error documented without a body still gets GitHub's general error body
+        schema = {"$ref": "#/components/schemas/basic-error"}
     if schema is None and exchange.response is not None:
         note("answer", f"status {exchange.status}: a body where none is documented")
     elif schema is not None:
