@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import copy
 import dataclasses
 import functools
 import hashlib
@@ -360,15 +359,27 @@ def _examples() -> dict[str, Any]:
     return {key: statuses[min(statuses)] for key, statuses in data.items() if key != "source"}
 
 
-def _merged(template: Any, overrides: dict[str, Any]) -> Any:
+def _merged(template: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     """A fresh copy of ``template`` with ``overrides`` merged in (objects into objects)."""
-    out = copy.deepcopy(template)
+    out = {k: v for k, v in template.items() if k not in overrides}
+    for key, value in out.items():
+        if isinstance(value, dict | list):
+            out[key] = _copy(value)
     for key, value in overrides.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merged(out[key], value)
-        else:
-            out[key] = value
+        kept = template.get(key)
+        out[key] = (
+            _merged(kept, value) if isinstance(value, dict) and isinstance(kept, dict) else value
+        )
     return out
+
+
+def _copy(value: Any) -> Any:
+    # JSON only: several times faster than copy.deepcopy, which answers pay for on every item
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1119,7 +1130,6 @@ class FakeGitHub:
 
     def _repo_json(self, full: str) -> dict[str, Any]:
         owner, name = full.split("/", 1)
-        template = self.example("repository")["full_name"]
         found = self.example(
             "repository",
             full_name=full,
@@ -1130,6 +1140,7 @@ class FakeGitHub:
             html_url=f"{self.root_url}/{full}",
             default_branch="main",
         )
+        template = self._templates["repository"]["full_name"]
         for key, value in found.items():  # the example's own name in its other URLs
             if key.endswith("_url") and isinstance(value, str):
                 found[key] = value.replace(f"/{template}", f"/{full}")
@@ -1230,7 +1241,7 @@ class FakeGitHub:
                 "user": self.user_json(full.split("/")[0]),
             },
         )
-        template = self.example("pull_listed" if listed else "pull")
+        template = self._templates["pull_listed" if listed else "pull"]
         return {k: v for k, v in found.items() if k in template}
 
     def comment_json(self, c: FakeComment) -> dict[str, Any]:
@@ -1317,7 +1328,7 @@ class FakeGitHub:
             check_suite_url=self.api(f"/repos/{full}/check-suites/{run.id + 500_000}"),
             workflow_url=self.api(f"/repos/{full}/actions/workflows/{wf.id if wf else 0}"),
             pull_requests=[],
-            head_commit=self.example("run")["head_commit"] | {"id": run.head_sha},
+            head_commit={"id": run.head_sha},
             repository=self._repo_json(full),
             head_repository=self._repo_json(full),
         )
@@ -1757,8 +1768,7 @@ class FakeGitHub:
                 "permission",
                 permission=legacy,
                 role_name=permission,
-                user={**self.example("permission")["user"], **self._user_fields(login)}
-                | {"role_name": permission},
+                user={**self._user_fields(login), "role_name": permission},
             ),
         )
 
@@ -1909,8 +1919,7 @@ class FakeGitHub:
             statuses=response.body["statuses"],
             commit_url=api,
             url=f"{api}/status",
-            repository=self.example("combined_status")["repository"]
-            | self._repo_json(self.repository),
+            repository=self._repo_json(self.repository),
         )
         return Response(200, body, response.headers)
 

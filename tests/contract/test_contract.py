@@ -14,6 +14,7 @@ import importlib.util
 import json
 import re
 from collections.abc import Iterator
+from importlib import resources
 from pathlib import Path
 from types import ModuleType
 
@@ -26,7 +27,8 @@ from tests.contract import checker
 from tests.signoff.world import World, authorize, build_world, signoff
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "changelog_tools/testing/github_examples.json"
+# the installed package's copy: the one the fake answers from
+EXAMPLES = resources.files("changelog_tools.testing").joinpath("github_examples.json")
 
 
 def _script() -> ModuleType:
