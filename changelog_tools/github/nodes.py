@@ -81,8 +81,3 @@ class Nodes:
         ``Commit.get_statuses`` uses ``/statuses/{sha}``, which GitHub documents for POST only)."""
         url = f"{self.repo_url}/commits/{segment(sha)}/statuses"
         return PaginatedList(CommitStatus, self.requester, url, None)
-
-    def combined_statuses(self, sha: str) -> PaginatedList[CommitStatus]:
-        """Every page of a commit's combined status (PyGithub reads only its first page)."""
-        url = f"{self.repo_url}/commits/{segment(sha)}/status"
-        return PaginatedList(CommitStatus, self.requester, url, None, list_item="statuses")

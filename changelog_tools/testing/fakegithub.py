@@ -1400,11 +1400,10 @@ class FakeGitHub:
 
     @route("GET", _R)
     def _get_repo(self, request: Request) -> Response:
-        full = self.repository
-        return Response(
-            200,
-            self.example("full_repository", **self._repo_json(full)),
-        )
+        found = self.example("full_repository", **self._repo_json(self.repository))
+        for key in ("parent", "source", "template_repository"):  # the example's: a fork's
+            found.pop(key, None)
+        return Response(200, found)
 
     @route("GET", _R + r"/pulls")
     def _list_pulls(self, request: Request) -> Response:
@@ -1921,7 +1920,7 @@ class FakeGitHub:
             url=f"{api}/status",
             repository=self._repo_json(self.repository),
         )
-        return Response(200, body, response.headers)
+        return Response(200, body)  # paged by number: GitHub documents no Link header here
 
     @route("POST", _R + r"/statuses/(?P<sha>[0-9a-f]{40})")
     def _create_status(self, request: Request, sha: str) -> Response:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import urllib.request
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -115,7 +116,7 @@ def test_a_signoff_deleted_between_the_listing_and_the_graphql_query_is_gone(
     assert checker.check(recorded(world)) == []
 
 
-def test_a_pull_request_from_a_deleted_fork_and_a_foreign_pr_keep_to_the_description(
+def test_a_deleted_fork_a_foreign_pr_and_a_paged_combined_status_keep_to_the_description(
     fake: FakeGitHub,
 ) -> None:
     fake.exchanges = []
@@ -132,6 +133,16 @@ def test_a_pull_request_from_a_deleted_fork_and_a_foreign_pr_keep_to_the_descrip
     assert foreign.mergeable is True and foreign.base_repo == "other/repo"
     fake.add_force_push(3, before="0" * 40, after="a" * 40)
     assert len(gh.force_push_times(3)) == 1
+    # the combined status is paged by number (GitHub documents no Link header for it)
+    paged = make_github(
+        config_mod.defaults(), env=env_for(fake), repository="octo/widgets", page_size=2
+    )
+    for context in ("a", "b", "c"):
+        fake.add_status("a" * 40, "success", context)
+    assert len(paged.get_combined_status("a" * 40).statuses) == 3
+    assert fake.count("GET", r"/status$") == 2
+    with urllib.request.urlopen(fake.api("/repos/octo/widgets")) as answer:
+        assert json.load(answer)["full_name"] == "octo/widgets"
     assert checker.check(fake.exchanges) == []
 
 
