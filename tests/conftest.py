@@ -14,8 +14,9 @@ import pytest
 
 from changelog_tools.gitrepo import GIT_LOCAL_VARS
 
-# The fake GitHub server and adapters bound to it (fixtures: fake, gh, make_gh, clock).
-pytest_plugins = ["tests.fakegithub_fixtures"]
+# The fake GitHub server and adapters bound to it (fixtures: fake, gh, make_gh, clock), and an
+# optional report of its exchanges checked against GitHub's description (tests/contract/report.py).
+pytest_plugins = ["tests.fakegithub_fixtures", "tests.contract.report"]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -25,6 +25,7 @@ a module of their own; the names callers use are re-exported here:
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -343,14 +344,31 @@ class GitHub(ReviewingEndpoints, AuthoringEndpoints):
         )
 
     def get_combined_status(self, sha: str) -> CombinedStatus:
-        """The combined state of ``sha`` and every status it lists (all pages)."""
-        statuses = self._all(
-            self._repo_path(f"/commits/{sha}/status"),
-            self._nodes.combined_statuses(sha),
-            convert.status,
-            key="statuses",
-        )
-        return CombinedStatus(sha, self._combined_state(statuses), statuses)
+        """The combined state of ``sha`` and every status it lists (all pages).
+
+        GitHub documents ``page``/``per_page`` and ``total_count`` for this answer but no
+        ``Link`` header, so pages are asked for by number until ``total_count`` is reached."""
+        from changelog_tools.github.nodes import segment
+
+        what = self._repo_path(f"/commits/{sha}/status")
+        url = f"{self._nodes.repo_url}/commits/{segment(sha)}/status"
+        found: list[CommitStatus] = []
+        for page in range(1, self.max_pages + 1):
+            params = {"per_page": self.page_size, "page": page}
+            _, data = self._read(what, functools.partial(self._get, url, params))
+            items = data.get("statuses") if isinstance(data, dict) else None
+            total = data.get("total_count") if isinstance(data, dict) else None
+            if not isinstance(items, list) or not isinstance(total, int):
+                raise GitHubError(f"unexpected GitHub answer for {what}: no statuses and count")
+            with self._reading(what):
+                found += [convert.status_json(item) for item in items]
+            if not items or len(found) >= total:
+                statuses = tuple(found)
+                return CombinedStatus(sha, self._combined_state(statuses), statuses)
+        raise GitHubError(f"{what}: more than {self.max_pages} pages of statuses")
+
+    def _get(self, url: str, params: dict[str, Any]) -> tuple[Any, Any]:
+        return self._requester.requestJsonAndCheck("GET", url, parameters=params)
 
     @staticmethod
     def _combined_state(statuses: tuple[CommitStatus, ...]) -> str:

@@ -57,11 +57,14 @@ class AuthoringEndpoints(Connected):
     def add_labels(self, number: int, labels: Sequence[str]) -> None:
         """Add ``labels`` to issue or pull request ``number``; adding one it has is harmless
         (GitHub keeps one copy), so the request is retried like a read."""
-        node = self._nodes.issue(number)
+        # Sent as {"labels": [...]}: GitHub's schema documents that form only (PyGithub's
+        # add_to_labels sends the bare array its prose also accepts).
+        url = f"{self._nodes.repo_url}/issues/{number}/labels"
+        body = {"labels": list(labels)}
         with self._requester.writing(Mode.IDEMPOTENT):
             self._read(
                 self._repo_path(f"/issues/{number}/labels"),
-                lambda: node.add_to_labels(*labels),
+                lambda: self._requester.requestJsonAndCheck("POST", url, input=body),
             )
 
 

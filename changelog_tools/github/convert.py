@@ -327,6 +327,24 @@ def status(s: GhCommitStatus) -> CommitStatus:
     )
 
 
+def status_json(item: object) -> CommitStatus:
+    """A status from GitHub's JSON (the combined status is paged by number, not by PyGithub)."""
+    if not isinstance(item, dict):
+        raise Malformed(f"a status is {type(item).__name__}, not an object")
+    created = item.get("created_at")
+    try:
+        stamp = datetime.fromisoformat(created.replace("Z", "+00:00")) if created else None
+    except (AttributeError, ValueError):
+        raise Malformed(f"a status's created_at is not a time: {str(created)[:40]!r}") from None
+    return CommitStatus(
+        context=opt_str(item.get("context")) or "default",
+        state=req_str(item.get("state"), "state"),
+        description=opt_str(item.get("description")),
+        target_url=opt_str(item.get("target_url")),
+        created_at=when(stamp),
+    )
+
+
 def force_push_time(event: TimelineEvent) -> datetime | None:
     """When the event is a force push of the PR's head, its time."""
     return when(event.created_at) if opt_str(event.event) == "head_ref_force_pushed" else None

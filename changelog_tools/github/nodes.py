@@ -76,7 +76,8 @@ class Nodes:
     def team(self, org: str, slug: str) -> Team:
         return self._lazy(Team, f"/orgs/{segment(org)}/teams/{segment(slug)}")
 
-    def combined_statuses(self, sha: str) -> PaginatedList[CommitStatus]:
-        """Every page of a commit's combined status (PyGithub reads only its first page)."""
-        url = f"{self.repo_url}/commits/{segment(sha)}/status"
-        return PaginatedList(CommitStatus, self.requester, url, None, list_item="statuses")
+    def statuses(self, sha: str) -> PaginatedList[CommitStatus]:
+        """Every status set on ``sha``, from GitHub's documented route (PyGithub's
+        ``Commit.get_statuses`` uses ``/statuses/{sha}``, which GitHub documents for POST only)."""
+        url = f"{self.repo_url}/commits/{segment(sha)}/statuses"
+        return PaginatedList(CommitStatus, self.requester, url, None)

@@ -120,13 +120,15 @@ class Remark:
 @dataclass(frozen=True, slots=True)
 class Edit:
     """Who last edited a comment's body, and when (None, None: never edited); ``editors``: who
-    made each edit in its history (None: a deleted account), and ``complete``: whether that
-    history was read whole."""
+    made each edit in its history (None: a deleted account); ``complete``: whether that history
+    was read whole; ``gone`` when GitHub no longer knows the comment (deleted since it was
+    listed)."""
 
     editor: str | None
     edited_at: datetime | None
     editors: tuple[str | None, ...] = ()
     complete: bool = True
+    gone: bool = False
 
 
 @dataclass(frozen=True, slots=True)

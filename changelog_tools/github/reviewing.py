@@ -88,12 +88,17 @@ class ReviewingEndpoints(Connected):
             _, data = requester.requestJsonAndCheck("POST", requester.graphql_url, input=body)
         nodes = data.get("data") if isinstance(data, dict) else None
         nodes = nodes.get("nodes") if isinstance(nodes, dict) else None
-        if not isinstance(data, dict) or data.get("errors") or not isinstance(nodes, list):
+        errors = data.get("errors") if isinstance(data, dict) else None
+        if not isinstance(data, dict) or not isinstance(nodes, list) or not _only_gone(errors):
             shown = str(data)[:300]
             raise GitHubError(
                 self.traffic.redact(f"GitHub GraphQL query for comment edits failed: {shown}")
             )
         out: dict[str, Edit] = {}
+        for error in errors or ():
+            index = error["path"][1] if len(error["path"]) > 1 else None
+            if isinstance(index, int) and 0 <= index < len(node_ids):
+                out[node_ids[index]] = Edit(None, None, gone=True)
         for node in nodes:
             if isinstance(node, dict) and isinstance(node.get("id"), str):
                 history = node.get("userContentEdits")
@@ -111,8 +116,8 @@ class ReviewingEndpoints(Connected):
     def list_commit_statuses(self, sha: str) -> tuple[CommitStatus, ...]:
         """Every status ever set on ``sha`` (newest first, as GitHub lists them)."""
         return self._all(
-            self._repo_path(f"/statuses/{sha}"),
-            self._nodes.commit(sha).get_statuses(),
+            self._repo_path(f"/commits/{sha}/statuses"),
+            self._nodes.statuses(sha),
             convert.status,
         )
 
@@ -199,6 +204,21 @@ class ReviewingEndpoints(Connected):
 
 def _login(user: Any) -> str | None:
     return convert.opt_str(user.get("login")) if isinstance(user, dict) else None
+
+
+def _only_gone(errors: object) -> bool:
+    """No errors, or only GitHub's NOT_FOUND for single nodes: a comment or review deleted
+    between the REST listing and this query comes back as a null node with such an error, and
+    is gone (reported as such, never as an unedited comment)."""
+    if not errors:
+        return True
+    return isinstance(errors, list) and all(
+        isinstance(e, dict)
+        and e.get("type") == "NOT_FOUND"
+        and isinstance(e.get("path"), list)
+        and e["path"][:1] == ["nodes"]
+        for e in errors
+    )
 
 
 def _timestamp(value: object) -> datetime | None:

@@ -109,6 +109,8 @@ def gather(facts: PullFacts, config: Config, appeared: datetime | None) -> list[
     floor = datetime.min.replace(tzinfo=UTC)
     per_author: dict[str, Candidate] = {}
     for r, parsed in raw:
+        if (gone := edits.get(r.node_id or "")) is not None and gone.gone:
+            continue  # deleted since it was listed: it signs nothing
         fr = freshness(
             r, head_sha=facts.pr.head_sha, appeared=appeared, edit=edits.get(r.node_id or "")
         )

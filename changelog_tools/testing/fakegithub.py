@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import io
 import itertools
@@ -43,6 +44,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
 from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar
@@ -102,7 +104,7 @@ class FakeComment:
     id: int
     issue: int
     body: str
-    login: str = "alice"
+    login: str | None = "alice"  # None: a deleted account (GitHub shows a null user)
     association: str = "MEMBER"
     created_at: str = ""
     updated_at: str = ""
@@ -115,7 +117,7 @@ class FakeComment:
 class FakeReview:
     id: int
     pull: int
-    login: str = "alice"
+    login: str | None = "alice"  # None: a deleted account (GitHub shows a null user)
     association: str = "MEMBER"
     state: str = "COMMENTED"
     body: str = ""
@@ -131,7 +133,7 @@ class FakeReviewComment:
     id: int
     pull: int
     body: str
-    login: str = "alice"
+    login: str | None = "alice"  # None: a deleted account (GitHub shows a null user)
     association: str = "MEMBER"
     path: str = ""
     line: int | None = None
@@ -152,7 +154,7 @@ class FakeCheckRun:
     name: str
     status: str = "completed"
     conclusion: str | None = "success"
-    started_at: str = ""
+    started_at: str | None = ""
     completed_at: str | None = None
     app: str = "github-actions"  # the app slug that created it
 
@@ -212,7 +214,7 @@ class FakeRun:
     workflow: str  # the workflow's file name
     head_sha: str
     event: str = "pull_request"
-    status: str = "completed"
+    status: str | None = "completed"
     conclusion: str | None = "success"
     head_branch: str = ""
     run_attempt: int = 1
@@ -246,6 +248,26 @@ class Response:
     raw: bytes | None = None  # a non-JSON body (artifact zips)
 
 
+@dataclass(frozen=True)
+class Exchange:
+    """One request and the answer the fake gave, as a contract test checks them.
+
+    ``path`` is relative to the API prefix (``/graphql`` for GraphQL); ``faulted`` marks an
+    answer an injected fault shaped (not the fake's own)."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any
+    status: int
+    headers: dict[str, str]
+    response: Any
+    faulted: bool = False
+
+
+RECORD_ENV = "CHANGELOG_TOOLS_FAKE_GITHUB_RECORD"
+
+
 @dataclass
 class Fault:
     """Answer matching requests with ``status`` (None: answer normally) after ``delay`` seconds.
@@ -271,9 +293,7 @@ class Fault:
 
 
 def _not_found() -> Response:
-    return Response(
-        404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}
-    )
+    return _error(404, "Not Found")
 
 
 def _validation_failed(resource: str, field_name: str, code: str) -> Response:
@@ -284,12 +304,85 @@ def _validation_failed(resource: str, field_name: str, code: str) -> Response:
             "message": "Validation Failed",
             "errors": [{"resource": resource, "field": field_name, "code": code}],
             "documentation_url": "https://docs.github.com/rest",
+            "status": "422",
         },
     )
 
 
 def _error(status: int, message: str) -> Response:
-    return Response(status, {"message": message, "documentation_url": "https://docs.github.com"})
+    """GitHub's error body: its message, a documentation link and the status (a string)."""
+    return Response(
+        status,
+        {
+            "message": message,
+            "documentation_url": "https://docs.github.com/rest",
+            "status": str(status),
+        },
+    )
+
+
+_R_DOC = "/repos/{owner}/{repo}"
+_URL_START = re.compile(r"[a-z+]+://[^/]+|git@[^:]+:|[a-z]+:")
+# Where each kind of object's template is in GitHub's examples: (operation, steps into it).
+EXAMPLES: dict[str, tuple[str, tuple[str | int, ...]]] = {
+    "pull": (f"GET {_R_DOC}/pulls/{{pull_number}}", ()),
+    "pull_listed": (f"GET {_R_DOC}/pulls", (0,)),
+    "user": (f"GET {_R_DOC}/pulls/{{pull_number}}", ("user",)),
+    "repository": (f"GET {_R_DOC}/pulls/{{pull_number}}", ("base", "repo")),
+    "full_repository": (f"GET {_R_DOC}", ()),
+    "private_user": ("GET /user", ()),
+    "public_user": ("GET /users/{username}", ()),
+    "comment": (f"GET {_R_DOC}/issues/comments/{{comment_id}}", ()),
+    "review": (f"GET {_R_DOC}/pulls/{{pull_number}}/reviews", (0,)),
+    "review_comment": (f"GET {_R_DOC}/pulls/{{pull_number}}/comments", (0,)),
+    "commit": (f"GET {_R_DOC}/pulls/{{pull_number}}/commits", (0,)),
+    "full_commit": (f"GET {_R_DOC}/commits/{{ref}}", ()),
+    "file": (f"GET {_R_DOC}/pulls/{{pull_number}}/files", (0,)),
+    "label": (f"GET {_R_DOC}/issues/{{issue_number}}/labels", (0,)),
+    "issue_event": (f"GET {_R_DOC}/issues/{{issue_number}}/timeline", (0,)),
+    "workflow": (f"GET {_R_DOC}/actions/workflows/{{workflow_id}}", ()),
+    "run": (f"GET {_R_DOC}/actions/runs/{{run_id}}", ()),
+    "artifact": (f"GET {_R_DOC}/actions/runs/{{run_id}}/artifacts", ("artifacts", 0)),
+    "job": (f"GET {_R_DOC}/actions/runs/{{run_id}}/jobs", ("jobs", 0)),
+    "check_run": (f"GET {_R_DOC}/commits/{{ref}}/check-runs", ("check_runs", 0)),
+    "check_suite": (f"GET {_R_DOC}/commits/{{ref}}/check-suites", ("check_suites", 0)),
+    "status": (f"GET {_R_DOC}/commits/{{ref}}/statuses", (0,)),
+    "combined_status": (f"GET {_R_DOC}/commits/{{ref}}/status", ()),
+    "membership": ("GET /orgs/{org}/teams/{team_slug}/memberships/{username}", ()),
+    "permission": (f"GET {_R_DOC}/collaborators/{{username}}/permission", ()),
+    "merged": (f"PUT {_R_DOC}/pulls/{{pull_number}}/merge", ()),
+}
+
+
+@functools.cache
+def _examples() -> dict[str, Any]:
+    """GitHub's example answers per operation and status (vendored from its API description)."""
+    text = resources.files("changelog_tools.testing").joinpath("github_examples.json")
+    data: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
+    return {key: statuses[min(statuses)] for key, statuses in data.items() if key != "source"}
+
+
+def _merged(template: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """A fresh copy of ``template`` with ``overrides`` merged in (objects into objects)."""
+    out = {k: v for k, v in template.items() if k not in overrides}
+    for key, value in out.items():
+        if isinstance(value, dict | list):
+            out[key] = _copy(value)
+    for key, value in overrides.items():
+        kept = template.get(key)
+        out[key] = (
+            _merged(kept, value) if isinstance(value, dict) and isinstance(kept, dict) else value
+        )
+    return out
+
+
+def _copy(value: Any) -> Any:
+    # JSON only: several times faster than copy.deepcopy, which answers pay for on every item
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
 
 
 # ----------------------------------------------------------------------------------------------
@@ -440,8 +533,16 @@ class FakeGitHub:
         token: str | None = None,
         actor: str = "maintainer",
         actor_association: str = "MEMBER",
+        record: bool | None = None,
     ) -> None:
         self.repository = repository
+        # Recording is opt-in: every exchange kept in `exchanges`; with the environment variable
+        # naming a directory, they are also written there (JSON lines) when the fake stops, so
+        # a fake started by a command or the demo can be checked afterwards.
+        self._record_dir = os.environ.get(RECORD_ENV) or None
+        self.exchanges: list[Exchange] | None = (
+            [] if (record if record is not None else self._record_dir is not None) else None
+        )
         self.prefix = prefix.rstrip("/")
         self.host = host
         self.git = GitOrigin(git_origin) if git_origin is not None else None
@@ -473,6 +574,7 @@ class FakeGitHub:
         self._thread: threading.Thread | None = None
         self.base_url = ""
         self.root_url = ""
+        self._templates: dict[str, Any] = {}  # GitHub's examples, on this server's URLs
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -520,6 +622,17 @@ class FakeGitHub:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+            self._write_exchanges()
+
+    def _write_exchanges(self) -> None:
+        if self._record_dir is None or not self.exchanges:
+            return
+        folder = Path(self._record_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        name = f"{os.getpid()}-{id(self):x}-{time.monotonic_ns()}.jsonl"
+        with (folder / name).open("w", encoding="utf-8") as out:
+            for exchange in self.exchanges:
+                out.write(json.dumps(dataclasses.asdict(exchange)) + "\n")
 
     def __enter__(self) -> FakeGitHub:
         return self.start() if self._server is None else self
@@ -579,7 +692,7 @@ class FakeGitHub:
         return pull
 
     def add_comment(
-        self, issue: int, body: str, login: str = "alice", association: str = "MEMBER"
+        self, issue: int, body: str, login: str | None = "alice", association: str = "MEMBER"
     ) -> FakeComment:
         when = self.now()
         comment = FakeComment(self.next_id(), issue, body, login, association, when, when)
@@ -694,12 +807,17 @@ class FakeGitHub:
 
     def add_force_push(self, pull: int, *, before: str, after: str, actor: str = "contrib") -> None:
         """A `head_ref_force_pushed` event on PR ``pull``'s timeline (the push itself is git's)."""
+        event_id = self.next_id()
         event = {
-            "id": self.next_id(),
+            "id": event_id,
+            "node_id": f"HRFPE_{event_id}",
+            "url": self.api(f"/repos/{self.repository}/issues/events/{event_id}"),
             "event": "head_ref_force_pushed",
             "actor": self.user_json(actor),
             "created_at": self.now(),
             "commit_id": None,  # GitHub names neither commit in the REST timeline
+            "commit_url": None,
+            "performed_via_github_app": None,
             "before": before,  # kept for tests; not served
             "after": after,
         }
@@ -852,7 +970,7 @@ class FakeGitHub:
         if fault is not None and fault.delay:
             time.sleep(fault.delay)
         if fault is not None and fault.status is not None and not fault.apply:
-            return self._encode(Response(fault.status, fault.body, fault.headers))
+            return self._encode(Response(fault.status, fault.body, fault.headers), request, True)
         try:
             response = self._answer(request, inside, headers)
         except Exception as exc:  # a bug in the fake: answer 500 and keep it for the test
@@ -864,7 +982,8 @@ class FakeGitHub:
             response = Response(
                 response.status, response.body, {**response.headers, **fault.headers}
             )
-        return self._encode(response)
+        shaped = fault is not None and (fault.status is not None or bool(fault.headers))
+        return self._encode(response, request, shaped)
 
     @property
     def graphql_path(self) -> str:
@@ -906,7 +1025,9 @@ class FakeGitHub:
             self.unhandled.append((request.method, request.path))
             return _not_found()
 
-    def _encode(self, response: Response) -> tuple[int, dict[str, str], bytes]:
+    def _encode(
+        self, response: Response, request: Request | None = None, faulted: bool = False
+    ) -> tuple[int, dict[str, str], bytes]:
         if response.raw is not None:
             payload = response.raw
         else:
@@ -926,7 +1047,22 @@ class FakeGitHub:
         for name, value in [*defaults.items(), *response.headers.items()]:
             merged[name.lower()] = (name, value)
         merged["content-length"] = ("Content-Length", str(len(payload)))
-        return response.status, dict(merged.values()), payload
+        headers = dict(merged.values())
+        if self.exchanges is not None and request is not None:
+            with self._lock:
+                self.exchanges.append(
+                    Exchange(
+                        request.method,
+                        request.path,
+                        request.query,
+                        request.body,
+                        response.status,
+                        headers,
+                        None if response.raw is not None else response.body,
+                        faulted,
+                    )
+                )
+        return response.status, headers, payload
 
     def _page(self, request: Request, items: list[Any], key: str | None = None) -> Response:
         try:
@@ -951,18 +1087,70 @@ class FakeGitHub:
 
     # -- JSON of each object --------------------------------------------------------------------
 
-    def user_json(self, login: str) -> dict[str, Any]:
-        kind = "Bot" if login.endswith("[bot]") else "User"
-        return {"login": login, "type": kind, "url": self.api(f"/users/{login}")}
+    def example(self, kind: str, **overrides: Any) -> dict[str, Any]:
+        """GitHub's own example of ``kind`` (see :data:`EXAMPLES`), its URLs on this server,
+        with ``overrides`` merged in: every documented field is there with GitHub's types, and
+        a scenario sets only what it controls."""
+        template = self._templates.get(kind)
+        if template is None:
+            key, where = EXAMPLES[kind]
+            found: Any = _examples()[key]
+            for step in where:
+                found = found[step]
+            template = self._templates[kind] = self._rebase(found)
+        merged: dict[str, Any] = _merged(template, overrides)
+        return merged
+
+    def _rebase(self, value: Any, key: str = "") -> Any:
+        """``value`` with every URL on this server (clients refuse to follow other hosts)."""
+        if isinstance(value, dict):
+            return {k: self._rebase(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._rebase(v, key) for v in value]
+        if isinstance(value, str):
+            if value.startswith("https://api.github.com"):
+                return self.base_url + value.removeprefix("https://api.github.com")
+            if value.startswith("https://github.com"):
+                return self.root_url + value.removeprefix("https://github.com")
+            if key in ("url", "href") or key.endswith("_url"):
+                scheme = _URL_START.match(value)  # git://, git@host:, a CDN's https://
+                if scheme is not None:
+                    return f"{self.root_url}/{value[scheme.end() :].lstrip('/')}"
+        return value
+
+    def user_json(self, login: str | None) -> dict[str, Any] | None:
+        """A user (None: a deleted account, which GitHub shows as ``null``)."""
+        if login is None:
+            return None
+        return self.example("user", **self._user_fields(login))
+
+    def _user_fields(self, login: str) -> dict[str, Any]:
+        return {
+            "login": login,
+            "type": "Bot" if login.endswith("[bot]") else "User",
+            "id": int(hashlib.sha1(login.encode()).hexdigest()[:7], 16),
+            "url": self.api(f"/users/{login}"),
+            "html_url": f"{self.root_url}/{login}",
+            "avatar_url": f"{self.root_url}/avatars/{login}",
+        }
 
     def _repo_json(self, full: str) -> dict[str, Any]:
-        return {
-            "full_name": full,
-            "name": full.split("/")[-1],
-            "url": self.api(f"/repos/{full}"),
-            "html_url": f"{self.root_url}/{full}",
-            "default_branch": "main",
-        }
+        owner, name = full.split("/", 1)
+        found = self.example(
+            "repository",
+            full_name=full,
+            name=name,
+            owner=self.user_json(owner),
+            fork=full.lower() != self.repository.lower(),
+            url=self.api(f"/repos/{full}"),
+            html_url=f"{self.root_url}/{full}",
+            default_branch="main",
+        )
+        template = self._templates["repository"]["full_name"]
+        for key, value in found.items():  # the example's own name in its other URLs
+            if key.endswith("_url") and isinstance(value, str):
+                found[key] = value.replace(f"/{template}", f"/{full}")
+        return found
 
     def head_sha(self, pull: FakePull) -> str:
         """The PR's head: from the git origin while open, else as recorded."""
@@ -999,149 +1187,204 @@ class FakeGitHub:
             return self.git.merge_tree(base, head) is not None
         return pull.mergeable
 
-    def pull_json(self, pull: FakePull) -> dict[str, Any]:
-        full, n = self.repository, pull.number
+    def pull_json(self, pull: FakePull, *, listed: bool = False) -> dict[str, Any]:
+        """A pull request as GitHub's single-PR answer, or (``listed``) as a list item, which
+        has fewer fields (no ``merged``, ``mergeable``, ``mergeable_state``)."""
+        return self._pull_json(pull, self.repository, listed=listed)
+
+    def _pull_json(self, pull: FakePull, full: str, *, listed: bool = False) -> dict[str, Any]:
+        n = pull.number
         head_full = pull.head_repo or full
-        head, base = self.head_sha(pull), self.base_sha(pull)
-        mergeable = self._mergeable(pull, head, base)
-        return {
-            "url": self.api(f"/repos/{full}/pulls/{n}"),
-            "html_url": self.html(f"/pull/{n}"),
-            "issue_url": self.api(f"/repos/{full}/issues/{n}"),
-            "commits_url": self.api(f"/repos/{full}/pulls/{n}/commits"),
-            "comments_url": self.api(f"/repos/{full}/issues/{n}/comments"),
-            "statuses_url": self.api(f"/repos/{full}/statuses/{head}"),
-            "id": 10_000 + n,
-            "number": n,
-            "state": pull.state,
-            "draft": pull.draft,
-            "title": pull.title,
-            "body": pull.body,
-            "user": self.user_json(pull.author),
-            "labels": [{"name": name, "url": self.api(f"/labels/{name}")} for name in pull.labels],
-            "merged": pull.merged,
-            "merged_at": pull.merged_at,
-            "closed_at": pull.merged_at,
-            "merge_commit_sha": pull.merge_commit_sha,
-            "mergeable": mergeable,
-            "mergeable_state": {True: "clean", False: "dirty", None: "unknown"}[mergeable],
-            "head": {
+        if full.lower() == self.repository.lower():
+            head, base = self.head_sha(pull), self.base_sha(pull)
+            mergeable = self._mergeable(pull, head, base)
+        else:  # another repository's: no git origin behind it
+            head, base = pull.head_sha, pull.base_sha
+            mergeable = pull.mergeable if pull.state == "open" else None
+        api, html = self.api(f"/repos/{full}"), f"{self.root_url}/{full}"
+        found = self.example(
+            "pull_listed" if listed else "pull",
+            url=f"{api}/pulls/{n}",
+            html_url=f"{html}/pull/{n}",
+            issue_url=f"{api}/issues/{n}",
+            commits_url=f"{api}/pulls/{n}/commits",
+            comments_url=f"{api}/issues/{n}/comments",
+            review_comments_url=f"{api}/pulls/{n}/comments",
+            statuses_url=f"{api}/statuses/{head}",
+            id=10_000 + n,
+            node_id=f"PR_{n}",
+            number=n,
+            state=pull.state,
+            draft=pull.draft,
+            title=pull.title,
+            body=pull.body,
+            user=self.user_json(pull.author),
+            labels=[self._label_json(name) for name in pull.labels],
+            # nobody asked: the example's reviewers and teams are someone else's story
+            requested_reviewers=[],
+            requested_teams=[],
+            assignees=[],
+            assignee=None,
+            milestone=None,
+            merged=pull.merged,
+            merged_at=pull.merged_at,
+            closed_at=pull.merged_at,
+            merge_commit_sha=pull.merge_commit_sha,
+            mergeable=mergeable,
+            mergeable_state={True: "clean", False: "dirty", None: "unknown"}[mergeable],
+            head={
                 "ref": pull.head_ref,
                 "sha": head,
                 "label": f"{head_full.split('/')[0]}:{pull.head_ref}",
                 "repo": None if pull.fork_deleted else self._repo_json(head_full),
+                "user": self.user_json(head_full.split("/")[0]),
             },
-            "base": {
+            base={
                 "ref": pull.base_ref,
                 "sha": base,
                 "label": f"{full.split('/')[0]}:{pull.base_ref}",
                 "repo": self._repo_json(full),
+                "user": self.user_json(full.split("/")[0]),
             },
-        }
+        )
+        template = self._templates["pull_listed" if listed else "pull"]
+        return {k: v for k, v in found.items() if k in template}
 
     def comment_json(self, c: FakeComment) -> dict[str, Any]:
         full = self.repository
-        return {
-            "id": c.id,
-            "url": self.api(f"/repos/{full}/issues/comments/{c.id}"),
-            "html_url": self.html(f"/pull/{c.issue}#issuecomment-{c.id}"),
-            "issue_url": self.api(f"/repos/{full}/issues/{c.issue}"),
-            "body": c.body,
-            "user": self.user_json(c.login),
-            "author_association": c.association,
-            "created_at": c.created_at,
-            "updated_at": c.updated_at or c.created_at,
-            "node_id": f"IC_{c.id}",
-        }
+        return self.example(
+            "comment",
+            id=c.id,
+            node_id=f"IC_{c.id}",
+            url=self.api(f"/repos/{full}/issues/comments/{c.id}"),
+            html_url=self.html(f"/pull/{c.issue}#issuecomment-{c.id}"),
+            issue_url=self.api(f"/repos/{full}/issues/{c.issue}"),
+            body=c.body,
+            user=self.user_json(c.login),
+            author_association=c.association,
+            created_at=c.created_at,
+            updated_at=c.updated_at or c.created_at,
+        )
 
-    def commit_json(self, commit: FakeCommit) -> dict[str, Any]:
+    def commit_json(self, commit: FakeCommit, *, kind: str = "commit") -> dict[str, Any]:
         full = self.repository
-        return {
-            "sha": commit.sha,
-            "url": self.api(f"/repos/{full}/commits/{commit.sha}"),
-            "html_url": self.html(f"/commit/{commit.sha}"),
-            "commit": {
+        return self.example(
+            kind,
+            sha=commit.sha,
+            node_id=f"C_{commit.sha}",
+            url=self.api(f"/repos/{full}/commits/{commit.sha}"),
+            html_url=self.html(f"/commit/{commit.sha}"),
+            comments_url=self.api(f"/repos/{full}/commits/{commit.sha}/comments"),
+            commit={
                 "message": commit.message,
                 "author": {"name": "Test", "email": "test@example.invalid", "date": stamp(0)},
             },
-            "parents": [
-                {"sha": p, "url": self.api(f"/repos/{full}/commits/{p}")} for p in commit.parents
+            parents=[
+                {
+                    "sha": p,
+                    "url": self.api(f"/repos/{full}/commits/{p}"),
+                    "html_url": self.html(f"/commit/{p}"),
+                }
+                for p in commit.parents
             ],
-        }
+        )
 
     def workflow_json(self, wf: FakeWorkflow) -> dict[str, Any]:
-        return {
-            "id": wf.id,
-            "name": wf.name or wf.file,
-            "path": wf.path or f".github/workflows/{wf.file}",
-            "state": wf.state,
-            "url": self.api(f"/repos/{self.repository}/actions/workflows/{wf.id}"),
-            "html_url": self.html(f"/actions/workflows/{wf.file}"),
-        }
+        return self.example(
+            "workflow",
+            id=wf.id,
+            node_id=f"W_{wf.id}",
+            name=wf.name or wf.file,
+            path=wf.path or f".github/workflows/{wf.file}",
+            state=wf.state,
+            url=self.api(f"/repos/{self.repository}/actions/workflows/{wf.id}"),
+            html_url=self.html(f"/actions/workflows/{wf.file}"),
+        )
 
     def run_json(self, run: FakeRun) -> dict[str, Any]:
         full = self.repository
         wf = self.workflows.get(run.workflow)
         path = run.path or (wf.path if wf and wf.path else f".github/workflows/{run.workflow}")
-        return {
-            "id": run.id,
-            "name": (wf.name if wf else "") or run.workflow,
-            "path": path,
-            "event": run.event,
-            "status": run.status,
-            "conclusion": run.conclusion,
-            "head_sha": run.head_sha,
-            "head_branch": run.head_branch,
-            "run_attempt": run.run_attempt,
-            "run_number": run.run_number,
-            "created_at": run.created_at,
-            "workflow_id": wf.id if wf else None,
-            "url": self.api(f"/repos/{full}/actions/runs/{run.id}"),
-            "html_url": self.html(f"/actions/runs/{run.id}"),
-            "artifacts_url": self.api(f"/repos/{full}/actions/runs/{run.id}/artifacts"),
-            "jobs_url": self.api(f"/repos/{full}/actions/runs/{run.id}/jobs"),
-            "workflow_url": self.api(f"/repos/{full}/actions/workflows/{wf.id if wf else 0}"),
-            "pull_requests": [],
-        }
+        url = self.api(f"/repos/{full}/actions/runs/{run.id}")
+        return self.example(
+            "run",
+            id=run.id,
+            node_id=f"WFR_{run.id}",
+            name=(wf.name if wf else "") or run.workflow,
+            display_title=(wf.name if wf else "") or run.workflow,
+            path=path,
+            event=run.event,
+            status=run.status,
+            conclusion=run.conclusion,
+            head_sha=run.head_sha,
+            head_branch=run.head_branch,
+            run_attempt=run.run_attempt,
+            run_number=run.run_number,
+            created_at=run.created_at,
+            updated_at=run.created_at,
+            run_started_at=run.created_at,
+            workflow_id=wf.id if wf else 0,
+            url=url,
+            html_url=self.html(f"/actions/runs/{run.id}"),
+            artifacts_url=f"{url}/artifacts",
+            jobs_url=f"{url}/jobs",
+            logs_url=f"{url}/logs",
+            cancel_url=f"{url}/cancel",
+            rerun_url=f"{url}/rerun",
+            check_suite_url=self.api(f"/repos/{full}/check-suites/{run.id + 500_000}"),
+            workflow_url=self.api(f"/repos/{full}/actions/workflows/{wf.id if wf else 0}"),
+            pull_requests=[],
+            head_commit={"id": run.head_sha},
+            repository=self._repo_json(full),
+            head_repository=self._repo_json(full),
+        )
 
     def artifact_json(self, a: FakeArtifact) -> dict[str, Any]:
         full = self.repository
-        return {
-            "id": a.id,
-            "name": a.name,
-            "expired": a.expired,
-            "size_in_bytes": a.size_in_bytes,
-            "url": self.api(f"/repos/{full}/actions/artifacts/{a.id}"),
-            "archive_download_url": self.api(f"/repos/{full}/actions/artifacts/{a.id}/zip"),
-        }
+        return self.example(
+            "artifact",
+            id=a.id,
+            node_id=f"A_{a.id}",
+            name=a.name,
+            expired=a.expired,
+            size_in_bytes=a.size_in_bytes,
+            url=self.api(f"/repos/{full}/actions/artifacts/{a.id}"),
+            archive_download_url=self.api(f"/repos/{full}/actions/artifacts/{a.id}/zip"),
+        )
 
     def check_run_json(self, c: FakeCheckRun) -> dict[str, Any]:
         full = self.repository
-        return {
-            "id": c.id,
-            "name": c.name,
-            "status": c.status,
-            "conclusion": c.conclusion,
-            "head_sha": c.head_sha,
-            "started_at": c.started_at,
-            "completed_at": c.completed_at,
-            "url": self.api(f"/repos/{full}/check-runs/{c.id}"),
-            "html_url": self.html(f"/runs/{c.id}"),
-            "details_url": self.html(f"/runs/{c.id}"),
-            "app": {"slug": c.app, "name": c.app},
-        }
+        return self.example(
+            "check_run",
+            id=c.id,
+            node_id=f"CR_{c.id}",
+            name=c.name,
+            status=c.status,
+            conclusion=c.conclusion,
+            head_sha=c.head_sha,
+            started_at=c.started_at,
+            completed_at=c.completed_at,
+            url=self.api(f"/repos/{full}/check-runs/{c.id}"),
+            html_url=self.html(f"/runs/{c.id}"),
+            details_url=self.html(f"/runs/{c.id}"),
+            app={"slug": c.app, "name": c.app},
+            pull_requests=[],
+        )
 
     def status_json(self, s: FakeStatus) -> dict[str, Any]:
-        return {
-            "id": s.id,
-            "state": s.state,
-            "context": s.context,
-            "description": s.description,
-            "target_url": s.target_url,
-            "created_at": s.created_at,
-            "updated_at": s.created_at,
-            "url": self.api(f"/repos/{self.repository}/statuses/{s.sha}"),
-        }
+        return self.example(
+            "status",
+            id=s.id,
+            node_id=f"S_{s.id}",
+            state=s.state,
+            context=s.context,
+            description=s.description,
+            target_url=s.target_url,
+            created_at=s.created_at,
+            updated_at=s.created_at,
+            url=self.api(f"/repos/{self.repository}/statuses/{s.sha}"),
+            creator=self.user_json(self.actor),
+        )
 
     def _workflow(self, ref: str) -> FakeWorkflow | None:
         if ref in self.workflows:
@@ -1155,15 +1398,18 @@ class FakeGitHub:
 
     @route("GET", r"/user")
     def _get_user(self, request: Request) -> Response:
-        return Response(200, self.user_json(self.actor))
+        return Response(200, self.example("private_user", **self._user_fields(self.actor)))
 
     @route("GET", r"/users/(?P<login>[^/]+)")
     def _get_login(self, request: Request, login: str) -> Response:
-        return Response(200, self.user_json(login))
+        return Response(200, self.example("public_user", **self._user_fields(login)))
 
     @route("GET", _R)
     def _get_repo(self, request: Request) -> Response:
-        return Response(200, self._repo_json(self.repository))
+        found = self.example("full_repository", **self._repo_json(self.repository))
+        for key in ("parent", "source", "template_repository"):  # the example's: a fork's
+            found.pop(key, None)
+        return Response(200, found)
 
     @route("GET", _R + r"/pulls")
     def _list_pulls(self, request: Request) -> Response:
@@ -1171,7 +1417,7 @@ class FakeGitHub:
         base = request.query.get("base")
         head = request.query.get("head")
         items = [
-            self.pull_json(p)
+            self.pull_json(p, listed=True)
             for p in sorted(self.pulls.values(), key=lambda p: -p.number)
             if (state == "all" or p.state == state)
             and (base is None or p.base_ref == base)
@@ -1202,23 +1448,35 @@ class FakeGitHub:
             head, base = self.head_sha(pull), self.base_sha(pull)
             if head and base:
                 files = self.git.files(base, head)
-        return self._page(request, [dict(f) for f in files[:3000]])  # GitHub's cap
+        return self._page(request, [self._file_json(f) for f in files[:3000]])  # GitHub's cap
+
+    def _file_json(self, file: dict[str, Any]) -> dict[str, Any]:
+        overrides = {"previous_filename": None, **file}
+        found = self.example("file", **overrides)
+        if found["previous_filename"] is None:
+            del found["previous_filename"]  # GitHub names it for renames only
+        return found
 
     @route("GET", _R + r"/pulls/(?P<number>\d+)/reviews")
     def _pull_reviews(self, request: Request, number: str) -> Response:
         items = [
-            {
-                "id": r.id,
-                "user": self.user_json(r.login),
-                "author_association": r.association,
-                "state": r.state,
-                "body": r.body,
-                "commit_id": r.commit_id,
-                "submitted_at": r.submitted_at,
-                "pull_request_url": self.api(f"/repos/{self.repository}/pulls/{r.pull}"),
-                "html_url": self.html(f"/pull/{r.pull}#pullrequestreview-{r.id}"),
-                "node_id": f"PRR_{r.id}",
-            }
+            self.example(
+                "review",
+                id=r.id,
+                user=self.user_json(r.login),
+                author_association=r.association,
+                state=r.state,
+                body=r.body,
+                commit_id=r.commit_id or None,
+                submitted_at=r.submitted_at,
+                pull_request_url=self.api(f"/repos/{self.repository}/pulls/{r.pull}"),
+                html_url=self.html(f"/pull/{r.pull}#pullrequestreview-{r.id}"),
+                node_id=f"PRR_{r.id}",
+                _links={
+                    "html": {"href": self.html(f"/pull/{r.pull}#pullrequestreview-{r.id}")},
+                    "pull_request": {"href": self.api(f"/repos/{self.repository}/pulls/{r.pull}")},
+                },
+            )
             for r in self.reviews
             if r.pull == int(number)
         ]
@@ -1227,22 +1485,24 @@ class FakeGitHub:
     @route("GET", _R + r"/pulls/(?P<number>\d+)/comments")
     def _pull_review_comments(self, request: Request, number: str) -> Response:
         items = [
-            {
-                "id": c.id,
-                "url": self.api(f"/repos/{self.repository}/pulls/comments/{c.id}"),
-                "body": c.body,
-                "path": c.path,
-                "line": c.line,
-                "commit_id": c.commit_id,
-                "original_commit_id": c.original_commit_id or c.commit_id,
-                "user": self.user_json(c.login),
-                "author_association": c.association,
-                "pull_request_review_id": c.review_id,
-                "created_at": c.created_at,
-                "updated_at": c.updated_at or c.created_at,
-                "html_url": self.html(f"/pull/{c.pull}#discussion_r{c.id}"),
-                "node_id": f"PRRC_{c.id}",
-            }
+            self.example(
+                "review_comment",
+                id=c.id,
+                url=self.api(f"/repos/{self.repository}/pulls/comments/{c.id}"),
+                body=c.body,
+                path=c.path,
+                line=c.line,
+                commit_id=c.commit_id,
+                original_commit_id=c.original_commit_id or c.commit_id,
+                user=self.user_json(c.login),
+                author_association=c.association,
+                pull_request_review_id=c.review_id,
+                created_at=c.created_at,
+                updated_at=c.updated_at or c.created_at,
+                html_url=self.html(f"/pull/{c.pull}#discussion_r{c.id}"),
+                pull_request_url=self.api(f"/repos/{self.repository}/pulls/{c.pull}"),
+                node_id=f"PRRC_{c.id}",
+            )
             for c in self.review_comments
             if c.pull == int(number)
         ]
@@ -1286,7 +1546,7 @@ class FakeGitHub:
         pull.merge_commit_sha = sha
         pull.merge_request = dict(body)
         return Response(
-            200, {"sha": sha, "merged": True, "message": "Pull Request successfully merged"}
+            200, self.example("merged", sha=sha, message="Pull Request successfully merged")
         )
 
     @route("POST", _R + r"/pulls")
@@ -1346,13 +1606,17 @@ class FakeGitHub:
         return Response(200, [self._label_json(name) for name in pull.labels])
 
     def _label_json(self, name: str) -> dict[str, Any]:
-        return {
-            "id": int(hashlib.sha1(name.encode()).hexdigest()[:8], 16),
-            "name": name,
-            "color": "ededed",
-            "default": False,
-            "url": self.api(f"/repos/{self.repository}/labels/{urllib.parse.quote(name)}"),
-        }
+        number = int(hashlib.sha1(name.encode()).hexdigest()[:8], 16)
+        return self.example(
+            "label",
+            id=number,
+            node_id=f"LA_{number}",
+            name=name,
+            color="ededed",
+            default=False,
+            description="",
+            url=self.api(f"/repos/{self.repository}/labels/{urllib.parse.quote(name)}"),
+        )
 
     @route("GET", _R + r"/issues/(?P<number>\d+)/comments")
     def _list_comments(self, request: Request, number: str) -> Response:
@@ -1415,7 +1679,7 @@ class FakeGitHub:
         resolved = self.git.resolve(sha) if self.git is not None else sha
         if not resolved:
             return _error(422, f"No commit found for SHA: {sha}")
-        return Response(200, self.commit_json(FakeCommit(resolved)))
+        return Response(200, self.commit_json(FakeCommit(resolved), kind="full_commit"))
 
     @route("GET", _R + r"/commits/(?P<sha>[^/]+)/pulls")
     def _commit_pulls(self, request: Request, sha: str) -> Response:
@@ -1428,7 +1692,7 @@ class FakeGitHub:
                 if (p.merged and p.merge_commit_sha == sha)
                 or any(c.sha == sha for c in self.pull_commits(p))
             ]
-        items = [self.pull_json(self.pulls[n]) for n in numbers if n in self.pulls]
+        items = [self.pull_json(self.pulls[n], listed=True) for n in numbers if n in self.pulls]
         return self._page(request, items)
 
     @route("GET", _R + r"/commits/(?P<sha>[^/]+)/check-runs")
@@ -1456,7 +1720,7 @@ class FakeGitHub:
                         check.id + 500_000,
                         sha,
                         check.app,
-                        check.started_at,
+                        check.started_at or stamp(0),
                         check.status,
                         check.conclusion,
                     )
@@ -1466,16 +1730,21 @@ class FakeGitHub:
     @route("GET", _R + r"/commits/(?P<sha>[^/]+)/check-suites")
     def _check_suites(self, request: Request, sha: str) -> Response:
         items = [
-            {
-                "id": s.id,
-                "head_sha": s.head_sha,
-                "status": s.status,
-                "conclusion": s.conclusion,
-                "created_at": s.created_at,
-                "updated_at": s.created_at,
-                "app": {"slug": s.app, "name": s.app},
-                "url": self.api(f"/repos/{self.repository}/check-suites/{s.id}"),
-            }
+            self.example(
+                "check_suite",
+                id=s.id,
+                node_id=f"CS_{s.id}",
+                head_sha=s.head_sha,
+                status=s.status,
+                conclusion=s.conclusion,
+                created_at=s.created_at,
+                updated_at=s.created_at,
+                app={"slug": s.app, "name": s.app},
+                url=self.api(f"/repos/{self.repository}/check-suites/{s.id}"),
+                check_runs_url=self.api(f"/repos/{self.repository}/check-suites/{s.id}/check-runs"),
+                pull_requests=[],
+                repository=self._repo_json(self.repository),
+            )
             for s in self._suites_of(sha)
         ]
         return self._page(request, items, "check_suites")
@@ -1487,11 +1756,12 @@ class FakeGitHub:
             return _not_found()  # GitHub answers 404 both for "no such team" and "not a member"
         return Response(
             200,
-            {
-                "url": self.api(f"/orgs/{org}/teams/{slug}/memberships/{login}"),
-                "role": "member",
-                "state": "active",
-            },
+            self.example(
+                "membership",
+                url=self.api(f"/orgs/{org}/teams/{slug}/memberships/{login}"),
+                role="member",
+                state="active",
+            ),
         )
 
     @route("GET", _R + r"/collaborators/(?P<login>[^/]+)/permission")
@@ -1500,7 +1770,12 @@ class FakeGitHub:
         legacy = {"maintain": "write", "triage": "read"}.get(permission, permission)
         return Response(
             200,
-            {"permission": legacy, "role_name": permission, "user": self.user_json(login)},
+            self.example(
+                "permission",
+                permission=legacy,
+                role_name=permission,
+                user={**self._user_fields(login), "role_name": permission},
+            ),
         )
 
     @route("GET", _R + r"/actions/runs/(?P<run_id>\d+)/jobs")
@@ -1509,16 +1784,31 @@ class FakeGitHub:
         if run is None:
             return _not_found()
         items = [
-            {
-                "id": j.id,
-                "run_id": run.id,
-                "name": j.name,
-                "status": j.status,
-                "conclusion": j.conclusion,
-                "head_sha": run.head_sha,
-                "url": self.api(f"/repos/{self.repository}/actions/jobs/{j.id}"),
-                "html_url": self.html(f"/actions/runs/{run.id}/job/{j.id}"),
-            }
+            self.example(
+                "job",
+                id=j.id,
+                node_id=f"J_{j.id}",
+                run_id=run.id,
+                run_url=self.api(f"/repos/{self.repository}/actions/runs/{run.id}"),
+                run_attempt=run.run_attempt,
+                name=j.name,
+                status=j.status,
+                conclusion=j.conclusion,
+                head_sha=run.head_sha,
+                head_branch=run.head_branch,
+                workflow_name=(
+                    self.workflows[run.workflow].name
+                    if run.workflow in self.workflows
+                    else run.workflow
+                ),
+                url=self.api(f"/repos/{self.repository}/actions/jobs/{j.id}"),
+                html_url=self.html(f"/actions/runs/{run.id}/job/{j.id}"),
+                check_run_url=self.api(f"/repos/{self.repository}/check-runs/{j.id}"),
+                created_at=run.created_at,
+                started_at=run.created_at,
+                completed_at=None if j.conclusion is None else run.created_at,
+                steps=[],
+            )
             for j in run.jobs
         ]
         return self._page(request, items, "jobs")
@@ -1555,27 +1845,7 @@ class FakeGitHub:
         pull = self.foreign_pulls.get(repo.lower(), {}).get(int(number))
         if pull is None:
             return _not_found()
-        n, api = pull.number, f"{self.base_url}/repos/{repo}"
-        part = {"full_name": repo, "url": api, "html_url": f"{self.root_url}/{repo}"}
-        return Response(
-            200,
-            {
-                "url": f"{api}/pulls/{n}",
-                "html_url": f"{self.root_url}/{repo}/pull/{n}",
-                "issue_url": f"{api}/issues/{n}",
-                "number": n,
-                "state": pull.state,
-                "draft": pull.draft,
-                "title": pull.title,
-                "user": self.user_json(pull.author),
-                "labels": [],
-                "merged": pull.merged,
-                "merged_at": pull.merged_at,
-                "merge_commit_sha": pull.merge_commit_sha,
-                "head": {"ref": pull.head_ref, "sha": pull.head_sha, "repo": part},
-                "base": {"ref": pull.base_ref, "sha": pull.base_sha, "repo": part},
-            },
-        )
+        return Response(200, self._pull_json(pull, repo))
 
     def _graphql(self, request: Request) -> Response:
         """The one GraphQL query the tool sends: ``nodes(ids:)`` for comment edit history."""
@@ -1584,7 +1854,8 @@ class FakeGitHub:
         if "nodes(" not in str(body.get("query", "")) or not isinstance(ids, list):
             return Response(200, {"errors": [{"message": "the fake answers only nodes(ids:)"}]})
         nodes: list[Any] = []
-        for node_id in ids:
+        errors: list[dict[str, Any]] = []
+        for index, node_id in enumerate(ids):
             kind, _, number = str(node_id).partition("_")
             comment: Any = None
             if number.isdigit() and kind == "IC":
@@ -1593,7 +1864,18 @@ class FakeGitHub:
                 pool: list[Any] = self.reviews if kind == "PRR" else self.review_comments
                 comment = next((c for c in pool if c.id == int(number)), None)
             if comment is None:
+                # GitHub's answer for an id that names nothing (a comment deleted since it was
+                # listed): the node is null and an error of type NOT_FOUND says which
                 nodes.append(None)
+                errors.append(
+                    {
+                        "type": "NOT_FOUND",
+                        "path": ["nodes", index],
+                        "locations": [{"line": 1, "column": 27}],
+                        "message": f"Could not resolve to a node with the global id of "
+                        f"'{node_id}'.",
+                    }
+                )
                 continue
             typename = {"IC": "IssueComment", "PRR": "PullRequestReview"}.get(
                 kind, "PullRequestReviewComment"
@@ -1613,7 +1895,10 @@ class FakeGitHub:
                     "nodes": [{"editor": {"login": e}} for e in newest[:100]],
                 }
             nodes.append(answer)
-        return Response(200, {"data": {"nodes": nodes}})
+        result: dict[str, Any] = {"data": {"nodes": nodes}}
+        if errors:
+            result["errors"] = errors
+        return Response(200, result)
 
     def _statuses_of(self, sha: str) -> list[FakeStatus]:
         return sorted((s for s in self.statuses if s.sha == sha), key=lambda s: -s.id)
@@ -1621,11 +1906,6 @@ class FakeGitHub:
     @route("GET", _R + r"/commits/(?P<sha>[^/]+)/statuses")
     def _list_statuses(self, request: Request, sha: str) -> Response:
         return self._page(request, [self.status_json(s) for s in self._statuses_of(sha)])
-
-    @route("GET", _R + r"/statuses/(?P<sha>[^/]+)")
-    def _list_statuses_legacy(self, request: Request, sha: str) -> Response:
-        """The older form of the same list, which GitHub still answers and PyGithub uses."""
-        return self._list_statuses(request, sha)
 
     @route("GET", _R + r"/commits/(?P<sha>[^/]+)/status")
     def _combined_status(self, request: Request, sha: str) -> Response:
@@ -1641,10 +1921,18 @@ class FakeGitHub:
         else:
             state = "success"
         response = self._page(request, [self.status_json(s) for s in latest.values()], "statuses")
-        body = dict(response.body)
-        body.pop("total_count")
-        body.update(state=state, sha=sha, total_count=len(latest))
-        return Response(200, body, response.headers)
+        api = self.api(f"/repos/{self.repository}/commits/{sha}")
+        body = self.example(
+            "combined_status",
+            state=state,
+            sha=sha,
+            total_count=len(latest),
+            statuses=response.body["statuses"],
+            commit_url=api,
+            url=f"{api}/status",
+            repository=self._repo_json(self.repository),
+        )
+        return Response(200, body)  # paged by number: GitHub documents no Link header here
 
     @route("POST", _R + r"/statuses/(?P<sha>[0-9a-f]{40})")
     def _create_status(self, request: Request, sha: str) -> Response:

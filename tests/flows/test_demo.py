@@ -11,8 +11,12 @@ import subprocess
 import threading
 from pathlib import Path
 
+import pytest
+
 from changelog_tools.flows.demo import run_demo
+from changelog_tools.testing.fakegithub import RECORD_ENV
 from tests.conftest import run_cli
+from tests.contract import checker as contract
 
 LINK = "https://github.com/example-org/inferencex-mini/pull/"
 RECOVERED = (
@@ -23,10 +27,13 @@ RECOVERED = (
 
 
 def test_the_demo_walks_every_step_with_the_expected_exit_codes_and_cleans_up(
-    tmp_path: Path,
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lines: list[str] = []
     threads = set(threading.enumerate())
+    # every exchange of the demo with its fake GitHub is checked against GitHub's description
+    recorded = tmp_path_factory.mktemp("exchanges")
+    monkeypatch.setenv(RECORD_ENV, str(recorded))
 
     result = run_demo(say=lines.append, workdir=tmp_path)
 
@@ -79,6 +86,9 @@ def test_the_demo_walks_every_step_with_the_expected_exit_codes_and_cleans_up(
     assert list(tmp_path.iterdir()) == []  # the throwaway repositories are gone
     assert set(threading.enumerate()) <= threads  # the fake GitHub and the CI thread stopped
     assert any(line.startswith("fake GitHub for example-org/inferencex-mini") for line in lines)
+    exchanges = contract.load(recorded)
+    assert len(exchanges) > 80
+    assert contract.check(exchanges) == []
 
 
 def stop(server: subprocess.Popen[str]) -> str:

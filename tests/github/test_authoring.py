@@ -64,7 +64,8 @@ def test_add_labels_is_idempotent_and_keeps_one_copy(fake: FakeGitHub, gh: GitHu
     gh.add_labels(5, ["full-sweep-enabled"])
     assert fake.pulls[5].labels == ["a", "full-sweep-enabled"]
     # PyGithub sends the bare array GitHub accepts
-    assert fake.requests("POST", r"/labels$")[0].body == ["full-sweep-enabled"]
+    # the form GitHub's schema documents (its prose also takes a bare array)
+    assert fake.requests("POST", r"/labels$")[0].body == {"labels": ["full-sweep-enabled"]}
 
 
 def test_the_fake_takes_both_label_bodies_and_refuses_a_bad_one(fake: FakeGitHub) -> None:
@@ -98,7 +99,8 @@ def test_with_a_git_origin_the_fake_wants_an_existing_branch_with_commits(
         ]
         git(seed, "push", "-q", "origin", "main:refs/heads/same")
         assert open_pull("same") == (422, {"message": "No commits between main and same",
-                                          "documentation_url": "https://docs.github.com"})  # fmt: skip
+                                          "documentation_url": "https://docs.github.com/rest",
+                                          "status": "422"})  # fmt: skip
         git(seed, "checkout", "-q", "-b", "work")
         head = commit_files(seed, {"b.txt": "b\n"}, "work")
         git(seed, "push", "-q", "origin", "work")
