@@ -234,8 +234,12 @@ def vendor_graphql(sdl: str, provenance: dict[str, str]) -> str:
     # nodes(ids:) returns [Node]; the fragments ask these fields of these types
     reach("Node", {"id"})
     for name in GRAPHQL_TYPES:
-        reach(name, {"id", "lastEditedAt", "editor"})
+        reach(name, {"id", "lastEditedAt", "editor", "userContentEdits"})
     reach("Actor", {"login"})
+    # an edit's whole history: who made each edit (a comment edited by anyone but its author
+    # never counts)
+    reach("UserContentEditConnection", {"totalCount", "nodes"})
+    reach("UserContentEdit", {"editor"})
     lines = [
         f"# A subset of GitHub's public GraphQL schema: {provenance['package']} "
         f"{provenance['version']} (licence: {provenance['license']}), schema.graphql.",
