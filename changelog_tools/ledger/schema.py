@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import pathlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jsonschema.protocols import Validator
 
@@ -20,17 +22,40 @@ from changelog_tools.schemaerrors import Kind, Problem, compile_validator, dotte
 from changelog_tools.schemaerrors import problems as schema_problems
 from changelog_tools.yamlload import Loaded, Path
 
+if TYPE_CHECKING:
+    from changelog_tools.ledger.knownvalid import KnownValid
+
 ENTRY_SCHEMA_FILE = "perf-changelog.schema.json"
 _SCHEMAS = pathlib.Path(__file__).resolve().parent.parent / "schemas"
 
 
 @cache
-def entry_schema() -> dict[str, Any]:
+def entry_schema_bytes() -> bytes:
     # Beside this package's files (shipped as package data); importlib.resources would cost
     # more to import than the read.
-    text = (_SCHEMAS / ENTRY_SCHEMA_FILE).read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
+    return (_SCHEMAS / ENTRY_SCHEMA_FILE).read_bytes()
+
+
+@cache
+def entry_schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(entry_schema_bytes().decode("utf-8"))
     return schema
+
+
+# Verdicts remembered from earlier runs (the merge driver's), while :func:`remembering` is on.
+_known: KnownValid | None = None
+
+
+@contextmanager
+def remembering(known: KnownValid | None) -> Iterator[None]:
+    """Within the block, an entry whose exact value ``known`` holds as valid is not validated
+    again, and every entry found valid is added to it (see :mod:`.knownvalid`)."""
+    global _known
+    previous, _known = _known, known
+    try:
+        yield
+    finally:
+        _known = previous
 
 
 @cache
@@ -49,9 +74,25 @@ _CODES = {
 }
 
 
+def _digest(entry: Any) -> str | None:
+    if _known is None:
+        return None
+    from changelog_tools.ledger.knownvalid import entry_digest
+
+    return entry_digest(entry)
+
+
 def entry_valid(entry: Any) -> bool:
     """Whether ``entry`` matches the schema, without itemizing why not."""
-    return isinstance(entry, dict) and entry_validator().is_valid(entry)
+    if not isinstance(entry, dict):
+        return False
+    digest = _digest(entry)
+    if _known is not None and _known.knows(digest):
+        return True
+    valid = entry_validator().is_valid(entry)
+    if valid and _known is not None:
+        _known.accept(digest)
+    return valid
 
 
 def _subject(index: int, path: Path) -> str:
@@ -88,6 +129,9 @@ def validate_entry(
                 col,
             )
         ]
+    digest = _digest(entry)
+    if _known is not None and _known.knows(digest):
+        return []
     out: list[dx.Diagnostic] = []
     combination_told = False
     for problem in schema_problems(entry_validator(), entry, quote="`"):
@@ -119,4 +163,6 @@ def validate_entry(
                 hint=problem.hint,
             )
         )
+    if not out and _known is not None:
+        _known.accept(digest)
     return out

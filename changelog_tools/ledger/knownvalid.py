@@ -1,0 +1,156 @@
+"""Entries the entry schema already accepted, remembered between runs under an exact key.
+
+The merge driver runs once per replayed commit of a rebase, and each run validates the whole
+result: every entry of history again, although the run before accepted the very same entries
+(its result is this run's main side). jsonschema's verdict on an entry is a pure function of
+the entry's value, the schema and the validator, so a verdict may be reused for an entry whose
+value is identical, under a key that pins everything else the verdict depends on:
+
+* the entry schema's bytes (a PR that edits the schema validates everything again);
+* this tool's version and the installed jsonschema's version (a new release may judge
+  differently);
+* the options that change validation: none does today (the configuration does not touch the
+  entry schema; byte rules, YAML rules and the file's structure are checked on every run and
+  never remembered). A schema that uses ``format`` would make the verdict depend on which
+  optional format checkers are installed, so such a schema turns the memory off.
+
+Only "valid" verdicts are kept, each as the SHA-256 of the entry's canonical JSON. A file whose
+first line is not exactly the current key is ignored whole, and any line that is not a digest
+is skipped, so a stale, truncated or edited file can only cost a validation, never spare one:
+an entry is trusted only if its own canonical form hashes to a stored digest. (Whoever can
+write the repository's git directory also chooses the command git runs as the driver, so the
+file needs no more protection than the git config beside it; CI validates from a fresh
+checkout and never reads it.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from changelog_tools import __version__
+
+_HEADER = "changelog-tools entry verdicts v1 "
+_DIGEST_RE = re.compile(r"[0-9a-f]{64}")
+# Past this many remembered entries the file is not read (a file of that size is not ours).
+MAX_REMEMBERED = 1_000_000
+
+
+def _jsonschema_release() -> str | None:
+    """The installed jsonschema's version, from its dist-info directory's name (importing
+    jsonschema or importlib.metadata would cost more than the validation saved)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("jsonschema")
+    if spec is None or not spec.origin:
+        return None
+    site = Path(spec.origin).parent.parent
+    try:
+        names = [n for n in os.listdir(site) if n.startswith("jsonschema-")]
+    except OSError:
+        return None
+    found = [n for n in names if n.endswith(".dist-info")]
+    if len(found) != 1:
+        return None  # none, or several: which one is loaded cannot be told from the name
+    return found[0].removeprefix("jsonschema-").removesuffix(".dist-info")
+
+
+def verdict_key(
+    schema_text: bytes, *, tool_version: str, jsonschema_version: str | None
+) -> str | None:
+    """The key verdicts are valid under, or None when no verdict may be reused."""
+    if jsonschema_version is None or b'"format"' in schema_text:
+        return None
+    digest = hashlib.sha256()
+    for part in (b"entry-schema", schema_text, tool_version.encode(), jsonschema_version.encode()):
+        digest.update(len(part).to_bytes(8, "big") + part)
+    return digest.hexdigest()
+
+
+def current_key(schema_text: bytes) -> str | None:
+    """:func:`verdict_key` for ``schema_text`` and this process's tool and jsonschema."""
+    return verdict_key(
+        schema_text, tool_version=__version__, jsonschema_version=_jsonschema_release()
+    )
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    # Exact types only: JSON would write the int key 1 and the string key "1" alike, and a
+    # subclass could compare or serialize unlike what jsonschema sees.
+    if type(value) in _PLAIN:
+        return True
+    if depth > 64:
+        return False
+    if type(value) is list:
+        return all(_plain(v, depth + 1) for v in value)
+    if type(value) is dict:
+        return all(type(k) is str and _plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def entry_digest(entry: Any) -> str | None:
+    """SHA-256 of ``entry``'s canonical JSON; None for a value JSON cannot tell apart exactly."""
+    if type(entry) is not dict or not _plain(entry):
+        return None
+    text = json.dumps(entry, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass
+class KnownValid:
+    """The digests of entries the schema accepted under ``key``, and which were used now."""
+
+    key: str
+    valid: set[str] = field(default_factory=set)
+    used: set[str] = field(default_factory=set)
+
+    def knows(self, digest: str | None) -> bool:
+        if digest is not None and digest in self.valid:
+            self.used.add(digest)
+            return True
+        return False
+
+    def accept(self, digest: str | None) -> None:
+        if digest is not None:
+            self.valid.add(digest)
+            self.used.add(digest)
+
+
+def load(path: Path, key: str) -> KnownValid:
+    """The verdicts stored at ``path`` under ``key``; none when the file is missing, unreadable
+    or written under another key."""
+    known = KnownValid(key)
+    try:
+        with path.open("r", encoding="ascii", errors="replace") as handle:
+            if handle.readline() != _HEADER + key + "\n":
+                return known
+            for count, line in enumerate(handle):
+                if count >= MAX_REMEMBERED:
+                    return KnownValid(key)
+                digest = line.rstrip("\n")
+                if _DIGEST_RE.fullmatch(digest):
+                    known.valid.add(digest)
+    except OSError:
+        return KnownValid(key)
+    return known
+
+
+def save(path: Path, known: KnownValid) -> None:
+    """Store the verdicts used in this run (the entries of the file just written, so the file
+    stays the size of one ledger's entries); failures are ignored: it is only a memory."""
+    from changelog_tools.fsutil import atomic_write
+
+    text = _HEADER + known.key + "\n" + "".join(d + "\n" for d in sorted(known.used))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, text.encode("ascii"))
+    except OSError:
+        pass
