@@ -14,6 +14,12 @@ value is identical, under a key that pins everything else the verdict depends on
   never remembered). A schema that uses ``format`` would make the verdict depend on which
   optional format checkers are installed, so such a schema turns the memory off.
 
+The same holds for a whole file: the driver's result passed `validate` as a whole, and the next
+run's main side is that file, byte for byte, with the next entry appended after it. Its digest
+(with the file-size limit, the one option of whole-file validation) is kept too, and a file
+that begins with those exact bytes has only its part from their last entry on parsed again
+(:func:`changelog_tools.ledger.guard.require_whole_valid`).
+
 Only "valid" verdicts are kept, each as the SHA-256 of the entry's canonical JSON. A file whose
 first line is not exactly the current key is ignored whole, and any line that is not a digest
 is skipped, so a stale, truncated or edited file can only cost a validation, never spare one:
@@ -29,6 +35,8 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +45,7 @@ from changelog_tools import __version__
 
 _HEADER = "changelog-tools entry verdicts v1 "
 _DIGEST_RE = re.compile(r"[0-9a-f]{64}")
+_WHOLE_RE = re.compile(r"whole ([1-9][0-9]{0,11}) ([0-9a-f]{64})")
 # Past this many remembered entries the file is not read (a file of that size is not ours).
 MAX_REMEMBERED = 1_000_000
 
@@ -104,13 +113,23 @@ def entry_digest(entry: Any) -> str | None:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def whole_digest(data: bytes, max_size: int | None) -> str:
+    """SHA-256 of a whole file together with the size limit it was validated under."""
+    digest = hashlib.sha256(f"max-size {max_size}\n".encode())
+    digest.update(data)
+    return digest.hexdigest()
+
+
 @dataclass
 class KnownValid:
-    """The digests of entries the schema accepted under ``key``, and which were used now."""
+    """The digests of entries the schema accepted under ``key``, and which were used now;
+    the whole files (length, :func:`whole_digest`) that passed `validate`."""
 
     key: str
     valid: set[str] = field(default_factory=set)
     used: set[str] = field(default_factory=set)
+    whole: set[tuple[int, str]] = field(default_factory=set)
+    whole_now: set[tuple[int, str]] = field(default_factory=set)
 
     def knows(self, digest: str | None) -> bool:
         if digest is not None and digest in self.valid:
@@ -122,6 +141,36 @@ class KnownValid:
         if digest is not None:
             self.valid.add(digest)
             self.used.add(digest)
+
+    def valid_prefix(self, data: bytes, max_size: int | None) -> int:
+        """The length of the longest start of ``data`` known to pass `validate` whole (0: none)."""
+        for length, digest in sorted(self.whole, reverse=True):
+            if length <= len(data) and whole_digest(data[:length], max_size) == digest:
+                return length
+        return 0
+
+    def accept_whole(self, data: bytes, max_size: int | None) -> None:
+        self.whole_now.add((len(data), whole_digest(data, max_size)))
+
+
+_active: KnownValid | None = None
+
+
+def active() -> KnownValid | None:
+    """The verdicts in use (inside :func:`remembering`), or None."""
+    return _active
+
+
+@contextmanager
+def remembering(known: KnownValid | None) -> Iterator[None]:
+    """Within the block, an entry whose exact value ``known`` holds as valid is not validated
+    again, nor the start of a file known valid whole; what passes now is added to ``known``."""
+    global _active
+    previous, _active = _active, known
+    try:
+        yield
+    finally:
+        _active = previous
 
 
 def load(path: Path, key: str) -> KnownValid:
@@ -138,6 +187,8 @@ def load(path: Path, key: str) -> KnownValid:
                 digest = line.rstrip("\n")
                 if _DIGEST_RE.fullmatch(digest):
                     known.valid.add(digest)
+                elif whole := _WHOLE_RE.fullmatch(digest):
+                    known.whole.add((int(whole[1]), whole[2]))
     except OSError:
         return KnownValid(key)
     return known
@@ -148,7 +199,13 @@ def save(path: Path, known: KnownValid) -> None:
     stays the size of one ledger's entries); failures are ignored: it is only a memory."""
     from changelog_tools.fsutil import atomic_write
 
-    text = _HEADER + known.key + "\n" + "".join(d + "\n" for d in sorted(known.used))
+    text = (
+        _HEADER
+        + known.key
+        + "\n"
+        + "".join(f"whole {n} {d}\n" for n, d in sorted(known.whole_now))
+        + "".join(d + "\n" for d in sorted(known.used))
+    )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, text.encode("ascii"))

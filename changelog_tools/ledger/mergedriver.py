@@ -345,7 +345,7 @@ def run_merge_driver(
         pr, main = (ours, theirs) if sides.pr_side == "ours" else (theirs, ours)
         known, store = _remembered_verdicts(repo)
         # An empty %O is how git says "add/add": no merge-base version.
-        with schema.remembering(known):
+        with knownvalid.remembering(known):
             resolution, note = resolve_sides(
                 repo, base or None, pr, main, sides=sides, path=path, config=config,
                 verify_mode="local",

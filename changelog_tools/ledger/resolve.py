@@ -392,10 +392,9 @@ def shared_entries_end(a: bytes, b: bytes) -> int:
     """The largest offset where both ``a`` and ``b`` start an entry (`- config-keys:` at the
     start of a line) after identical bytes; 0 when there is none past the first entry."""
     low, high = 0, min(len(a), len(b))
-    view_a, view_b = memoryview(a), memoryview(b)
     while low < high:  # the length of the common prefix, by bisection (each test a memcmp)
         mid = (low + high + 1) // 2
-        if view_a[:mid] == view_b[:mid]:
+        if a[low:mid] == b[low:mid]:
             low = mid
         else:
             high = mid - 1

@@ -10,20 +10,16 @@ from __future__ import annotations
 
 import json
 import pathlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jsonschema.protocols import Validator
 
 from changelog_tools import diagnostics as dx
+from changelog_tools.ledger import knownvalid
 from changelog_tools.schemaerrors import Kind, Problem, compile_validator, dotted, position, show
 from changelog_tools.schemaerrors import problems as schema_problems
 from changelog_tools.yamlload import Loaded, Path
-
-if TYPE_CHECKING:
-    from changelog_tools.ledger.knownvalid import KnownValid
 
 ENTRY_SCHEMA_FILE = "perf-changelog.schema.json"
 _SCHEMAS = pathlib.Path(__file__).resolve().parent.parent / "schemas"
@@ -42,22 +38,6 @@ def entry_schema() -> dict[str, Any]:
     return schema
 
 
-# Verdicts remembered from earlier runs (the merge driver's), while :func:`remembering` is on.
-_known: KnownValid | None = None
-
-
-@contextmanager
-def remembering(known: KnownValid | None) -> Iterator[None]:
-    """Within the block, an entry whose exact value ``known`` holds as valid is not validated
-    again, and every entry found valid is added to it (see :mod:`.knownvalid`)."""
-    global _known
-    previous, _known = _known, known
-    try:
-        yield
-    finally:
-        _known = previous
-
-
 @cache
 def entry_validator() -> Validator:
     """The entry schema's validator: compiled once, then used for every entry of every file."""
@@ -74,24 +54,26 @@ _CODES = {
 }
 
 
-def _digest(entry: Any) -> str | None:
-    if _known is None:
-        return None
-    from changelog_tools.ledger.knownvalid import entry_digest
-
-    return entry_digest(entry)
+def _remembered(entry: Any) -> tuple[knownvalid.KnownValid | None, str | None, bool]:
+    """The verdicts in use (the merge driver's, else None), ``entry``'s digest among them, and
+    whether they hold ``entry`` as valid already."""
+    known = knownvalid.active()
+    if known is None:
+        return None, None, False
+    digest = knownvalid.entry_digest(entry)
+    return known, digest, known.knows(digest)
 
 
 def entry_valid(entry: Any) -> bool:
     """Whether ``entry`` matches the schema, without itemizing why not."""
     if not isinstance(entry, dict):
         return False
-    digest = _digest(entry)
-    if _known is not None and _known.knows(digest):
+    known, digest, remembered = _remembered(entry)
+    if remembered:
         return True
     valid = entry_validator().is_valid(entry)
-    if valid and _known is not None:
-        _known.accept(digest)
+    if valid and known is not None:
+        known.accept(digest)
     return valid
 
 
@@ -129,8 +111,8 @@ def validate_entry(
                 col,
             )
         ]
-    digest = _digest(entry)
-    if _known is not None and _known.knows(digest):
+    known, digest, remembered = _remembered(entry)
+    if remembered:
         return []
     out: list[dx.Diagnostic] = []
     combination_told = False
@@ -163,6 +145,6 @@ def validate_entry(
                 hint=problem.hint,
             )
         )
-    if not out and _known is not None:
-        _known.accept(digest)
+    if not out and known is not None:
+        known.accept(digest)
     return out
