@@ -88,7 +88,7 @@ def run_step(
     to a function run in its place."""
     if step.get("uses") not in SELF_REFERENCES:
         raise ValueError(f"step {step.get('name')!r} does not use this repository's action")
-    action = yamlload.load(ACTION.read_text()).value
+    action = yamlload.load((action_path / "action.yml").read_text()).value
     given = {k: evaluate(v, context) for k, v in (step.get("with") or {}).items()}
     unknown = set(given) - set(action["inputs"])
     if unknown:
