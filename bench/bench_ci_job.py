@@ -14,10 +14,10 @@ synthetic stand-ins when absent), round by round, interleaved:
   clean copy of the action (the checkout's tracked files, as `uses:` downloads them). Cases:
   * ``pip``: ``installer: pip``, ``cache: false``: a venv with pip and `pip install` of the
     action's checkout (a build in an isolated environment), as the action did before uv.
-  * ``uv-cold``: the defaults on a fresh runner: setup-uv (stood in for by fetching the same
-    uv release's wheel from the package index into an empty directory, so its download counts),
-    no cache entry yet, `uv pip install` of the checkout, the cache saved (stood in for by a
-    zstd or gzip tar of the venv: the compression counts, the upload does not), then `check`.
+  * ``uv-cold``: the defaults on a fresh runner: setup-uv (stood in for by downloading the
+    same uv release's wheel by its URL and unpacking the binary: the download counts), no cache
+    entry yet, `uv pip install` of the checkout, then `check`; the cache is saved after the
+    verdict (a zstd or gzip tar of the venv, not counted).
   * ``uv-cached``: the defaults when an earlier run saved the environment: the restore (the
     tar extracted: the download is not counted), then `check`.
   Every case starts from a fresh RUNNER_TEMP and empty pip and uv caches (PIP_CACHE_DIR,
@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import platform
 import shutil
@@ -48,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -128,13 +130,32 @@ def _archive_tool() -> tuple[str, str]:
 class Job:
     """One round of one case of our job: fresh RUNNER_TEMP and caches under ``scratch``."""
 
-    def __init__(self, scratch: Path, action: Path, repo: Path, *, uv_wheel_dir: Path) -> None:
+    def __init__(self, scratch: Path, action: Path, repo: Path) -> None:
         self.scratch = scratch
         self.action = action
         self.repo = repo
-        self.uv_wheel_dir = uv_wheel_dir
         self.saved: Path | None = None  # the cache entry the cold uv run saved
         self.parts: dict[str, list[float]] = {}  # stand-in name -> seconds, per run
+        self._uv_url: str | None = None
+
+    def uv_url(self) -> str:
+        """Where the package index serves the pinned uv release's wheel for this machine."""
+        if self._uv_url is None:
+            version = _uv_release(self.action)
+            with urllib.request.urlopen(
+                f"https://pypi.org/pypi/uv/{version}/json", timeout=60
+            ) as r:
+                files = json.load(r)["urls"]
+            arch = platform.machine()
+            wheels = [
+                f["url"] for f in files
+                if f["filename"].endswith(".whl") and "manylinux" in f["filename"]
+                and arch in f["filename"] and "musl" not in f["filename"]
+            ]  # fmt: skip
+            if not wheels:
+                raise SystemExit(f"no uv {version} wheel for {arch} on the package index")
+            self._uv_url = wheels[0]
+        return self._uv_url
 
     def env(self, temp: Path, uv_bin: Path | None) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -178,16 +199,13 @@ class Job:
                 or steps.get("restore", {}).get("outputs", {}).get("cache-hit") == "true"
             ):
                 return {}
-            # setup-uv downloads the pinned release and puts it on PATH: fetch the same
-            # release's wheel into an empty directory and unpack its binary there.
-            got = subprocess.run(
-                [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                 "--dest", str(temp / "uv-download"), f"uv=={_uv_release(self.action)}"],
-                capture_output=True, text=True, check=False,
-                env={**os.environ, "PIP_CACHE_DIR": str(temp / "uv-download-cache")},
-            )  # fmt: skip
-            if got.returncode != 0:
-                raise SystemExit(f"cannot fetch uv:\n{got.stderr[-2000:]}")
+            # setup-uv downloads the pinned release (a tarball from a mirror, checksum-checked)
+            # and puts it on PATH: download the same release's wheel by its URL (looked up
+            # before the clock started) and unpack its binary.
+            (temp / "uv-download").mkdir()
+            url = self.uv_url()
+            with urllib.request.urlopen(url, timeout=120) as response:
+                (temp / "uv-download" / url.rsplit("/", 1)[-1]).write_bytes(response.read())
             wheel = next((temp / "uv-download").glob("uv-*.whl"))
             with zipfile.ZipFile(wheel) as archive:
                 member = next(n for n in archive.namelist() if n.endswith("/scripts/uv"))
@@ -201,7 +219,10 @@ class Job:
             subprocess.run(["tar", archive_flag, "-xf", str(self.saved), "-P"], check=True)
             return {"cache-hit": "true"}
 
+        verdict: list[float] = []
+
         def save(with_: Mapping[str, str], steps: Mapping[str, Any]) -> dict[str, str]:
+            verdict.append(time.perf_counter())  # the command has exited: the verdict is in
             if steps.get("install", {}).get("outputs", {}).get("fresh") != "true":
                 return {}
             if not with_.get("key"):
@@ -243,7 +264,7 @@ class Job:
                 "actions/cache/save": timed("cache save", save),
             },
         )
-        elapsed = time.perf_counter() - started
+        elapsed = (verdict[0] if verdict else time.perf_counter()) - started
         if result.returncode != 0:
             raise SystemExit(f"{case}: the job failed (exit {result.returncode}):\n"
                              f"{result.stdout[-2000:]}{result.stderr[-4000:]}")  # fmt: skip
@@ -324,7 +345,7 @@ def main() -> None:
             {CHANGELOG: history + b"\n" + NEW_ENTRY.replace(b"{key}", key.encode())},
         )
         action = _copy_action(args.action.resolve(), scratch / "action")
-        job = Job(scratch, action, repo, uv_wheel_dir=scratch / "uv-wheel")
+        job = Job(scratch, action, repo)
         wall: dict[str, list[float]] = {c: [] for c in cases}
         size: dict[str, int] = {}
         how: dict[str, str] = {}
