@@ -142,19 +142,16 @@ class Job:
         """Where the package index serves the pinned uv release's wheel for this machine."""
         if self._uv_url is None:
             version = _uv_release(self.action)
-            with urllib.request.urlopen(
-                f"https://pypi.org/pypi/uv/{version}/json", timeout=60
-            ) as r:
-                files = json.load(r)["urls"]
-            arch = platform.machine()
-            wheels = [
-                f["url"] for f in files
-                if f["filename"].endswith(".whl") and "manylinux" in f["filename"]
-                and arch in f["filename"] and "musl" not in f["filename"]
-            ]  # fmt: skip
-            if not wheels:
-                raise SystemExit(f"no uv {version} wheel for {arch} on the package index")
-            self._uv_url = wheels[0]
+            report = self.scratch / "uv-report.json"
+            # pip's own resolution (no install) names the file it would fetch for this machine
+            done = subprocess.run(
+                [sys.executable, "-m", "pip", "install", "--quiet", "--dry-run", "--no-deps",
+                 "--ignore-installed", "--report", str(report), f"uv=={version}"],
+                capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            if done.returncode != 0:
+                raise SystemExit(f"cannot find uv {version} on the package index:\n{done.stderr}")
+            self._uv_url = json.loads(report.read_text())["install"][0]["download_info"]["url"]
         return self._uv_url
 
     def env(self, temp: Path, uv_bin: Path | None) -> dict[str, str]:
@@ -346,6 +343,8 @@ def main() -> None:
         )
         action = _copy_action(args.action.resolve(), scratch / "action")
         job = Job(scratch, action, repo)
+        if "uv-cold" in cases:
+            print(f"setup-uv stands in as a download of {job.uv_url()}")
         wall: dict[str, list[float]] = {c: [] for c in cases}
         size: dict[str, int] = {}
         how: dict[str, str] = {}
