@@ -181,7 +181,11 @@ def test_the_cache_key_names_the_tools_files_the_installer_and_the_release(
     # Any change to what the install builds from (one byte of one module) is another key.
     module = action / "changelog_tools" / "numbers.py"
     module.write_bytes(module.read_bytes() + b"\n")
-    assert _cache_key(repo, action) != key
+    changed = _cache_key(repo, action)
+    assert changed != key
+    # So is a file added (even an empty one) or renamed: names are part of the digest.
+    (action / "changelog_tools" / "empty.txt").write_bytes(b"")
+    assert _cache_key(repo, action) not in (key, changed)
 
 
 def test_a_restored_environment_is_used_only_for_the_same_install_spec(tmp_path: Path) -> None:
