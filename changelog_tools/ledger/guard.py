@@ -107,7 +107,6 @@ def _valid_after(data: bytes, prefix: int, *, path: str, max_size: int | None) -
     follow it. So that entry and everything after it is parsed and validated again, and the byte
     rules, cheap and partly about the whole file (its size, its end), run on all of it.
     """
-    from changelog_tools.ledger.canonicalize import entries_before
     from changelog_tools.ledger.document import ENTRY_START, byte_rules, parse_ledger
 
     if not data[:prefix].endswith(b"\n"):
@@ -122,7 +121,7 @@ def _valid_after(data: bytes, prefix: int, *, path: str, max_size: int | None) -
         data[start:],
         path=path,
         line_offset=data.count(b"\n", 0, start),
-        entry_offset=entries_before(data[:start]),
+        entry_offset=data.count(b"\n" + ENTRY_START, 0, start) + data.startswith(ENTRY_START),
     )
     return tail.ok and tail.structured and bool(tail.blocks)
 
