@@ -3,10 +3,12 @@ runner would: inputs from `with:` (defaults from action.yml), `${{ ... }}` expre
 from a context, every `run:` step of the action in bash with its `env:`, step outputs through a
 real `$GITHUB_OUTPUT` file.
 
-`uses:` steps inside the action (actions/setup-python) are skipped: the Python running the
-tests stands in for them. The install step runs for real only when ``install=True`` (it builds
-and pip-installs the checkout, which needs the package index); otherwise its output `bin` is the
-directory of the console script installed beside this Python, which is what it would install.
+`uses:` steps inside the action (setup-python, setup-uv, the cache) are skipped: the Python
+running the tests stands in for setup-python, and whatever `uv` is on PATH for setup-uv; a
+caller may pass ``stand_ins`` for any of them (the benchmark models the cache so). The install
+step runs for real only when ``install=True`` (it builds and installs the checkout, which needs
+the package index); otherwise its output `bin` is the directory of the console script installed
+beside this Python, which is what it would install.
 
 ``python -m tests.actionrunner WORKFLOW JOB STEP-NAME [KEY=VALUE...]`` runs one step with the
 real install, from the current directory (what .ci/run does).
@@ -19,7 +21,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +64,11 @@ def evaluate(text: str, context: Mapping[str, Any]) -> str:
     return _EXPR.sub(lambda m: _lookup(context, m.group(1)), str(text))
 
 
+# A stand-in for a `uses:` step of the action: (its `with:` evaluated, the steps context so far)
+# -> its outputs.
+StandIn = Callable[[Mapping[str, str], Mapping[str, Any]], Mapping[str, str]]
+
+
 def run_step(
     step: Mapping[str, Any],
     *,
@@ -70,14 +77,18 @@ def run_step(
     env: Mapping[str, str],
     install: bool = False,
     runner_temp: Path | None = None,
+    action_path: Path = ROOT,
+    stand_ins: Mapping[str, StandIn] | None = None,
 ) -> StepResult:
     """Run ``step`` (a step that uses this repository's action) in ``cwd``.
 
     ``runner_temp`` is the job's RUNNER_TEMP, shared by the steps of one job (a fresh one per
-    step when not given)."""
+    step when not given). ``action_path`` is the action's checkout (GITHUB_ACTION_PATH);
+    ``stand_ins`` maps an action (``owner/name[/path]`` without the ref) used inside the action
+    to a function run in its place."""
     if step.get("uses") not in SELF_REFERENCES:
         raise ValueError(f"step {step.get('name')!r} does not use this repository's action")
-    action = yamlload.load(ACTION.read_text()).value
+    action = yamlload.load((action_path / "action.yml").read_text()).value
     given = {k: evaluate(v, context) for k, v in (step.get("with") or {}).items()}
     unknown = set(given) - set(action["inputs"])
     if unknown:
@@ -94,9 +105,15 @@ def run_step(
     with tempfile.TemporaryDirectory() as scratch:
         runner_temp = runner_temp or Path(scratch)
         for inner in action["runs"]["steps"]:
-            if "uses" in inner:
-                continue  # setup-python: the test's own Python stands in
             inner_id = inner.get("id", "")
+            if "uses" in inner:
+                # setup-python: the test's own Python stands in; setup-uv: `uv` on PATH, if any
+                stand_in = (stand_ins or {}).get(str(inner["uses"]).split("@")[0])
+                if stand_in is not None:
+                    local = {**context, "inputs": inputs, "steps": steps_ctx}
+                    with_ = {k: evaluate(v, local) for k, v in (inner.get("with") or {}).items()}
+                    steps_ctx[inner_id] = {"outputs": dict(stand_in(with_, steps_ctx))}
+                continue
             if inner_id == "install" and not install:
                 steps_ctx["install"] = {"outputs": {"bin": str(Path(sys.executable).parent)}}
                 continue
@@ -104,9 +121,10 @@ def run_step(
             output_file = runner_temp / f"output-{inner_id or 'step'}"
             output_file.write_text("")
             step_env = {
+                "RUNNER_OS": "Linux",  # what a runner sets; a caller's env may say otherwise
                 **env,
                 "GITHUB_OUTPUT": str(output_file),
-                "GITHUB_ACTION_PATH": str(ROOT),
+                "GITHUB_ACTION_PATH": str(action_path),
                 "RUNNER_TEMP": str(runner_temp),
                 **{k: evaluate(v, local) for k, v in (inner.get("env") or {}).items()},
             }

@@ -235,3 +235,129 @@ def test_signoff_verify_runs_the_subcommand_with_the_pr_through_the_action(tmp_p
     # parsed (`verify` took --pr), then stopped: this environment has no token
     assert result.returncode == 2
     assert "error: GH_TOKEN or GITHUB_TOKEN must hold a GitHub token" in result.stderr
+
+
+def _action_copy(target: Path) -> Path:
+    """What the install reads of the action: action.yml, pyproject.toml and the package."""
+    import shutil
+
+    from tests.actionrunner import ROOT
+
+    target.mkdir()
+    for name in ("action.yml", "pyproject.toml"):
+        shutil.copy2(ROOT / name, target / name)
+    shutil.copytree(
+        ROOT / "changelog_tools", target / "changelog_tools",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )  # fmt: skip
+    return target
+
+
+def _cache_key(repo: Path, action: Path, **with_: str) -> str:
+    """The key the action hands to the cache's restore step (the install itself not run)."""
+    seen: dict[str, str] = {}
+
+    def restore(given, _steps):  # type: ignore[no-untyped-def]
+        seen.update(given)
+        return {"cache-hit": "false"}
+
+    result = run_step(
+        _step(command="validate", args="perf-changelog.yaml", **with_),
+        cwd=repo,
+        context={},
+        env=dict(os.environ),
+        action_path=action,
+        stand_ins={"actions/cache/restore": restore},
+    )
+    assert result.returncode == 0, result.stderr
+    return seen.get("key", "")
+
+
+def test_the_cache_key_names_the_tools_files_the_installer_and_the_release(
+    tmp_path: Path,
+) -> None:
+    repo = _throwaway(tmp_path)
+    action = _action_copy(tmp_path / "action")
+    key = _cache_key(repo, action)
+    assert key.startswith("changelog-tools-venv-v1-Linux-")
+    assert _cache_key(repo, action) == key
+    assert _cache_key(repo, action, installer="pip") != key
+    assert _cache_key(repo, action, version="0.1.0") != key
+    assert _cache_key(repo, action, version="0.1.0").endswith("-0.1.0")
+    assert _cache_key(repo, action, cache="false") == ""
+    # Any change to what the install builds from (one byte of one module) is another key.
+    module = action / "changelog_tools" / "numbers.py"
+    module.write_bytes(module.read_bytes() + b"\n")
+    changed = _cache_key(repo, action)
+    assert changed != key
+    # So is a file added (even an empty one) or renamed: names are part of the digest.
+    (action / "changelog_tools" / "empty.txt").write_bytes(b"")
+    assert _cache_key(repo, action) not in (key, changed)
+
+
+def test_a_restored_environment_is_used_only_for_the_same_install_spec(tmp_path: Path) -> None:
+    import shutil
+    import sys
+
+    repo = _throwaway(tmp_path)
+    action = _action_copy(tmp_path / "action")
+    job_temp = tmp_path / "runner-temp"
+    job_temp.mkdir()
+    real = shutil.which("changelog-tools", path=str(Path(sys.executable).parent))
+    assert real
+
+    def restore_with(spec: str):  # type: ignore[no-untyped-def]
+        def restore(given, _steps):  # type: ignore[no-untyped-def]
+            venv = Path(given["path"])
+            (venv / "bin").mkdir(parents=True)
+            (venv / "bin" / "changelog-tools").write_text(f'#!/bin/sh\nexec "{real}" "$@"\n')
+            (venv / "bin" / "changelog-tools").chmod(0o755)
+            (venv / "changelog-tools-spec").write_text(spec)
+            return {"cache-hit": "true"}
+
+        return restore
+
+    result = run_step(
+        _step(command="validate", args="perf-changelog.yaml"),
+        cwd=repo, context={}, env=dict(os.environ), install=True, runner_temp=job_temp,
+        action_path=action, stand_ins={"actions/cache/restore": restore_with(str(action))},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "changelog-tools: restored from the cache" in result.stderr
+    assert result.outputs["exit-code"] == "0"
+    # A restored environment that names another spec is not taken: the step installs (here
+    # with no uv and a python3 that cannot make a venv, so it fails where it installs).
+    shutil.rmtree(job_temp)
+    job_temp.mkdir()
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "bash").symlink_to(shutil.which("bash") or "/bin/bash")
+    (bin_dir / "python3").write_text(
+        '#!/bin/sh\nif [ "$1 $2" = "-m venv" ]; then echo "no venv here" >&2; exit 97; fi\n'
+        f'exec "{sys.executable}" "$@"\n'
+    )
+    (bin_dir / "python3").chmod(0o755)
+    result = run_step(
+        _step(command="validate", args="perf-changelog.yaml"),
+        cwd=repo, context={}, env={**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"},
+        install=True, runner_temp=job_temp, action_path=action,
+        stand_ins={"actions/cache/restore": restore_with("perf-changelog-tools==0.0.1")},
+    )  # fmt: skip
+    assert result.returncode == 97
+    assert "no venv here" in result.stderr
+    assert "restored from the cache" not in result.stderr
+
+
+def test_an_installer_other_than_uv_or_pip_stops_before_anything_is_installed(
+    tmp_path: Path,
+) -> None:
+    repo = _throwaway(tmp_path)
+    temp = tmp_path / "t"
+    temp.mkdir()
+    result = run_step(
+        _step(command="validate", installer="conda"),
+        cwd=repo, context={}, env=dict(os.environ), install=True, runner_temp=temp,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "installer 'conda' is neither uv nor pip" in result.stderr
+    assert not (temp / "changelog-tools-venv").exists()

@@ -70,10 +70,19 @@ def require_whole_valid(
     Every file-level and schema rule on every entry, history included: what a reader of the
     whole file (InferenceX's own consumer, `validate` on main) will see. Returns the warnings.
     """
+    from changelog_tools.ledger import knownvalid
     from changelog_tools.ledger.document import parse_ledger
 
+    known = knownvalid.active()
+    if known is not None:
+        prefix = known.valid_prefix(data, max_size)
+        if prefix and _valid_after(data, prefix, path=path, max_size=max_size):
+            known.accept_whole(data, max_size)
+            return ()
     ledger = parse_ledger(data, path=path, max_size=max_size)
     errors = [d for d in ledger.diagnostics if d.severity is dx.Severity.ERROR]
+    if known is not None and not errors and ledger.structured:
+        known.accept_whole(data, max_size)
     if errors or not ledger.structured:
         raise Refusal(
             dx.RESULT_INVALID,
@@ -85,6 +94,36 @@ def require_whole_valid(
             details=errors,
         )
     return tuple(d for d in ledger.diagnostics if d.severity is not dx.Severity.ERROR)
+
+
+def _valid_after(data: bytes, prefix: int, *, path: str, max_size: int | None) -> bool:
+    """Whether ``data``, whose first ``prefix`` bytes passed `validate` whole (under the same
+    rules), passes it too; False also when that cannot be told this way (then the whole file
+    is validated, which also words every problem).
+
+    The top-level list continues where the known part's last entry starts: YAML reads every
+    entry before that line as it did (anchors, aliases, tags and directives are refused, so an
+    entry's value depends only on its own lines), while the last one may take in the lines that
+    follow it. So that entry and everything after it is parsed and validated again, and the byte
+    rules, cheap and partly about the whole file (its size, its end), run on all of it.
+    """
+    from changelog_tools.ledger.document import ENTRY_START, byte_rules, parse_ledger
+
+    if not data[:prefix].endswith(b"\n"):
+        return False
+    last = data.rfind(b"\n" + ENTRY_START, 0, prefix)
+    start = last + 1 if last >= 0 else (0 if data.startswith(ENTRY_START) else -1)
+    if start < 0:
+        return False
+    if any(d.severity is dx.Severity.ERROR for d in byte_rules(data, path, max_size=max_size)):
+        return False
+    tail = parse_ledger(
+        data[start:],
+        path=path,
+        line_offset=data.count(b"\n", 0, start),
+        entry_offset=data.count(b"\n" + ENTRY_START, 0, start) + data.startswith(ENTRY_START),
+    )
+    return tail.ok and tail.structured and bool(tail.blocks)
 
 
 def require_valid(

@@ -27,6 +27,7 @@ from changelog_tools.gitrepo import (
     repo_relative,
     special_head,
 )
+from changelog_tools.ledger import knownvalid, schema
 from changelog_tools.ledger.guard import Refusal
 from changelog_tools.ledger.resolve import Resolution, resolve, without_own_entries
 
@@ -342,12 +343,17 @@ def run_merge_driver(
         base = ancestor.read_bytes()
         ours, theirs = current.read_bytes(), other.read_bytes()
         pr, main = (ours, theirs) if sides.pr_side == "ours" else (theirs, ours)
+        known, store = _remembered_verdicts(repo)
         # An empty %O is how git says "add/add": no merge-base version.
-        resolution, note = resolve_sides(
-            repo, base or None, pr, main, sides=sides, path=path, config=config,
-            verify_mode="local",
-        )  # fmt: skip
+        with knownvalid.remembering(known):
+            resolution, note = resolve_sides(
+                repo, base or None, pr, main, sides=sides, path=path, config=config,
+                verify_mode="local",
+            )  # fmt: skip
         atomic_write(current, resolution.data)
+        if known is not None:
+            # The result's entries, all judged valid: the next replayed commit's main side.
+            knownvalid.save(store, known)
     except ChangelogToolsError as exc:
         reason = exc.message
     except Exception as exc:  # a merge driver must never crash git's merge with a traceback
@@ -368,6 +374,23 @@ def run_merge_driver(
             "file holds the side git calls ours, untouched: resolve it by hand"
         )
     return 1
+
+
+# Where the driver keeps the schema's verdicts between runs (inside the git directory: local to
+# this clone, never committed, gone with the clone).
+VERDICTS_FILE = ("changelog-tools", "entry-verdicts")
+
+
+def _remembered_verdicts(repo: GitRepo | None) -> tuple[knownvalid.KnownValid | None, Path]:
+    """The verdicts an earlier run of the driver stored, under this process's exact key (a
+    rebase replays commit after commit; each run's result is the next run's main side).
+    None without a git directory to keep them in."""
+    git_dir: Path | None = getattr(repo, "git_dir", None)
+    key = knownvalid.current_key(schema.entry_schema_bytes()) if git_dir is not None else None
+    if git_dir is None or key is None:
+        return None, Path()
+    store = git_dir.joinpath(*VERDICTS_FILE)
+    return knownvalid.load(store, key), store
 
 
 def conflict_text(ancestor: Path, current: Path, other: Path, marker_size: int) -> bytes:

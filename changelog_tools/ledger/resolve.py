@@ -39,6 +39,7 @@ from changelog_tools.ledger.canonicalize import (
     plan_links,
 )
 from changelog_tools.ledger.document import (
+    ENTRY_START,
     ENTRY_START_RE,
     Block,
     Ledger,
@@ -356,10 +357,22 @@ def main_side_entries(
                 raise _invalid_main(ledger, "main's side")
             new = tuple((first + b.index + 1, b.line, b.data) for b in ledger.blocks)
             return MainSide(first + len(new), new, None)
-    base_ledger = parse_ledger(base, path=labels.base, validate_entries=False)
+    # The entries both versions begin with, byte for byte, are the same on both sides and cancel
+    # out below whatever they hold, so only what follows them is parsed (as on the fast path,
+    # the whole result is validated later). In a rebase that is nearly all of history.
+    cut = shared_entries_end(base, main)
+    shared = entries_before(base[:cut]) if cut else 0
+    lines = base.count(b"\n", 0, cut)
+    base_ledger = parse_ledger(
+        base[cut:], path=labels.base, line_offset=lines, entry_offset=shared,
+        validate_entries=False,
+    )  # fmt: skip
     if not base_ledger.ok or not base_ledger.structured:
         raise _invalid_main(base_ledger, "the merge-base version")
-    main_ledger = parse_ledger(main, path=labels.main, validate_entries=False)
+    main_ledger = parse_ledger(
+        main[cut:], path=labels.main, line_offset=lines, entry_offset=shared,
+        validate_entries=False,
+    )  # fmt: skip
     if not main_ledger.ok or not main_ledger.structured:
         raise _invalid_main(main_ledger, "main's side")
     old = Counter(_signature(b.data) for b in base_ledger.blocks)
@@ -369,8 +382,24 @@ def main_side_entries(
         if old[sig] > 0:
             old[sig] -= 1
         else:
-            added.append((block.index + 1, block.line, block.data))
-    return MainSide(len(main_ledger.blocks), tuple(added), main_ledger)
+            added.append((shared + block.index + 1, block.line, block.data))
+    return MainSide(
+        shared + len(main_ledger.blocks), tuple(added), main_ledger if not cut else None
+    )
+
+
+def shared_entries_end(a: bytes, b: bytes) -> int:
+    """The largest offset where both ``a`` and ``b`` start an entry (`- config-keys:` at the
+    start of a line) after identical bytes; 0 when there is none past the first entry."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:  # the length of the common prefix, by bisection (each test a memcmp)
+        mid = (low + high + 1) // 2
+        if a[low:mid] == b[low:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    start = a.rfind(b"\n" + ENTRY_START, 0, low)
+    return start + 1 if start >= 0 else 0
 
 
 def resolve(

@@ -16,6 +16,7 @@ from typing import Any
 from jsonschema.protocols import Validator
 
 from changelog_tools import diagnostics as dx
+from changelog_tools.ledger import knownvalid
 from changelog_tools.schemaerrors import Kind, Problem, compile_validator, dotted, position, show
 from changelog_tools.schemaerrors import problems as schema_problems
 from changelog_tools.yamlload import Loaded, Path
@@ -25,11 +26,15 @@ _SCHEMAS = pathlib.Path(__file__).resolve().parent.parent / "schemas"
 
 
 @cache
-def entry_schema() -> dict[str, Any]:
+def entry_schema_bytes() -> bytes:
     # Beside this package's files (shipped as package data); importlib.resources would cost
     # more to import than the read.
-    text = (_SCHEMAS / ENTRY_SCHEMA_FILE).read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
+    return (_SCHEMAS / ENTRY_SCHEMA_FILE).read_bytes()
+
+
+@cache
+def entry_schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(entry_schema_bytes().decode("utf-8"))
     return schema
 
 
@@ -49,9 +54,27 @@ _CODES = {
 }
 
 
+def _remembered(entry: Any) -> tuple[knownvalid.KnownValid | None, str | None, bool]:
+    """The verdicts in use (the merge driver's, else None), ``entry``'s digest among them, and
+    whether they hold ``entry`` as valid already."""
+    known = knownvalid.active()
+    if known is None:
+        return None, None, False
+    digest = knownvalid.entry_digest(entry)
+    return known, digest, known.knows(digest)
+
+
 def entry_valid(entry: Any) -> bool:
     """Whether ``entry`` matches the schema, without itemizing why not."""
-    return isinstance(entry, dict) and entry_validator().is_valid(entry)
+    if not isinstance(entry, dict):
+        return False
+    known, digest, remembered = _remembered(entry)
+    if remembered:
+        return True
+    valid = entry_validator().is_valid(entry)
+    if valid and known is not None:
+        known.accept(digest)
+    return valid
 
 
 def _subject(index: int, path: Path) -> str:
@@ -88,6 +111,9 @@ def validate_entry(
                 col,
             )
         ]
+    known, digest, remembered = _remembered(entry)
+    if remembered:
+        return []
     out: list[dx.Diagnostic] = []
     combination_told = False
     for problem in schema_problems(entry_validator(), entry, quote="`"):
@@ -119,4 +145,6 @@ def validate_entry(
                 hint=problem.hint,
             )
         )
+    if not out and known is not None:
+        known.accept(digest)
     return out

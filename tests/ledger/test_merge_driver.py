@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from changelog_tools import __version__
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import defaults
-from changelog_tools.ledger.mergedriver import driver_command, run_merge_driver
+from changelog_tools.ledger import driverentry, knownvalid, schema
+from changelog_tools.ledger.mergedriver import VERDICTS_FILE, driver_command, run_merge_driver
 from tests.conftest import commit_files, git, run_cli
 from tests.ledger.test_resolve import (
     BASE,
@@ -578,3 +580,262 @@ def test_git_merge_of_a_cherry_pick_from_main_drops_the_copy(world) -> None:
     proc = run_git(repo, "merge", "--no-edit", "main")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert read(repo) == ledger(BASE, MAIN_1, MAIN_2, PR_1)
+
+
+# -- verdicts remembered between the driver's runs ------------------------------------------
+
+
+def _verdicts(repo: Path) -> Path:
+    return Path(git(repo, "rev-parse", "--absolute-git-dir")).joinpath(*VERDICTS_FILE)
+
+
+def _current_key() -> str:
+    key = knownvalid.current_key(schema.entry_schema_bytes())
+    assert key is not None  # this environment's jsonschema has a dist-info: the memory is on
+    return key
+
+
+def test_a_rebase_remembers_its_results_verdicts_under_the_exact_key(world) -> None:
+    repo = world(BASE, TWO_PR_COMMITS, MAIN_COMMITS)
+    proc = run_git(repo, "rebase", "main")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert read(repo) == EXPECTED
+    header, *lines = _verdicts(repo).read_text().splitlines()
+    assert header == f"changelog-tools entry verdicts v1 {_current_key()}"
+    # The last run's result, whole (the second run began with the first run's result) ...
+    final = knownvalid.whole_digest(EXPECTED, defaults(repo).max_file_size)
+    assert f"whole {len(EXPECTED)} {final}" in lines
+    # ... and every entry of it that was validated, by the digest of its value.
+    assert knownvalid.entry_digest({**_entry_value(PR_2)}) in lines
+    # Running again over the remembered verdicts gives the same bytes.
+    git(repo, "reset", "-q", "--hard", "ORIG_HEAD")
+    again = run_git(repo, "rebase", "main")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert read(repo) == EXPECTED
+
+
+def _entry_value(raw: bytes) -> dict[str, object]:
+    from changelog_tools.ledger.document import parse_ledger
+
+    value: dict[str, object] = parse_ledger(raw, path="x").blocks[0].data
+    return value
+
+
+BAD_MAIN = MAIN_1.replace(b"  description:", b"  descripton:")
+
+
+def _rebase_onto_an_invalid_main(world, verdicts: str) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
+    repo = world(BASE, [{CHANGELOG: ledger(BASE, PR_1)}], [{CHANGELOG: ledger(BASE, BAD_MAIN)}])
+    store = _verdicts(repo)
+    store.parent.mkdir(parents=True, exist_ok=True)
+    store.write_text(verdicts)
+    return run_git(repo, "rebase", "main")
+
+
+def _claims(key: str, *, whole_of: bytes | None = None, extra: str = "") -> str:
+    """A verdicts file that holds main's invalid entry (and main's whole file) as valid."""
+    lines = [f"changelog-tools entry verdicts v1 {key}"]
+    if whole_of is not None:
+        digest = knownvalid.whole_digest(whole_of, defaults(Path()).max_file_size)
+        lines.append(f"whole {len(whole_of)} {digest}")
+    digest = knownvalid.entry_digest(_entry_value(BAD_MAIN))
+    assert digest is not None
+    lines.append(digest)
+    return "\n".join(lines) + "\n" + extra
+
+
+@pytest.mark.parametrize(
+    "verdicts",
+    [
+        # written by another release of the tool (or before the schema changed): the key differs
+        pytest.param(
+            lambda: _claims(
+                knownvalid.verdict_key(
+                    schema.entry_schema_bytes(), tool_version="0.0.1", jsonschema_version="4.21.0"
+                )
+                or ""
+            ),
+            id="another-tool-version",
+        ),
+        pytest.param(
+            lambda: _claims(
+                knownvalid.verdict_key(
+                    schema.entry_schema_bytes().replace(b'"description"', b'"descripton"'),
+                    tool_version=__version__,
+                    jsonschema_version=knownvalid._jsonschema_release(),
+                )
+                or ""
+            ),
+            id="another-schema",
+        ),
+        pytest.param(
+            lambda: _claims(_current_key()[::-1], whole_of=ledger(BASE, BAD_MAIN)),
+            id="another-key-with-the-whole-file",
+        ),
+        # the current key, but the file claims other bytes than main's whole, and its lines
+        # were edited: a changed character, a truncated digest, garbage
+        pytest.param(
+            lambda: (
+                _claims(_current_key(), whole_of=ledger(BASE, MAIN_1)).replace(
+                    knownvalid.entry_digest(_entry_value(BAD_MAIN)) or "", "0" * 64
+                )
+                + "not a digest\n"
+                + "ab" * 31
+                + "\n"
+            ),
+            id="edited-lines",
+        ),
+        pytest.param(lambda: "\x00\xff garbage", id="garbage"),
+    ],
+)
+def test_remembered_verdicts_never_let_invalid_history_through(world, verdicts) -> None:  # type: ignore[no-untyped-def]
+    proc = _rebase_onto_an_invalid_main(world, verdicts())
+    assert proc.returncode != 0
+    assert "not resolved, leaving a conflict with markers" in proc.stderr
+    assert "would not pass `validate` as a whole file" in proc.stderr, proc.stderr
+
+
+def test_the_key_changes_with_the_schema_the_tool_and_jsonschema() -> None:
+    text = schema.entry_schema_bytes()
+    key = knownvalid.verdict_key(text, tool_version="1.0", jsonschema_version="4.26.0")
+    assert key is not None
+    assert knownvalid.verdict_key(text, tool_version="1.0", jsonschema_version="4.26.0") == key
+    others = {
+        knownvalid.verdict_key(text + b" ", tool_version="1.0", jsonschema_version="4.26.0"),
+        knownvalid.verdict_key(text, tool_version="1.1", jsonschema_version="4.26.0"),
+        knownvalid.verdict_key(text, tool_version="1.0", jsonschema_version="4.25.1"),
+    }
+    assert key not in others and None not in others and len(others) == 3
+    # A schema with `format` is judged by whichever format checkers are installed: no memory.
+    assert (
+        knownvalid.verdict_key(
+            text.replace(b'"type"', b'"format": "uri", "type"', 1),
+            tool_version="1.0",
+            jsonschema_version="4.26.0",
+        )
+        is None
+    )
+    assert knownvalid.verdict_key(text, tool_version="1.0", jsonschema_version=None) is None
+
+
+def test_whole_file_digests_depend_on_the_size_limit() -> None:
+    assert knownvalid.whole_digest(BASE, 100) != knownvalid.whole_digest(BASE, 200)
+    assert knownvalid.whole_digest(BASE, None) == knownvalid.whole_digest(BASE, None)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ({"k": 1}, {"k": True}),
+        ({"k": 1}, {"k": 1.0}),
+        ({"k": "1"}, {"k": 1}),
+        ({"k": [1, 2]}, {"k": [2, 1]}),
+        ({"k": None}, {"k": "null"}),
+    ],
+)
+def test_values_json_would_confuse_get_different_digests(a, b) -> None:  # type: ignore[no-untyped-def]
+    assert knownvalid.entry_digest(a) != knownvalid.entry_digest(b)
+
+
+def test_a_value_with_a_non_text_key_is_never_remembered() -> None:
+    # JSON writes the key 1 as "1": such a value gets no digest, so it is always validated.
+    assert knownvalid.entry_digest({1: "x"}) is None
+    assert knownvalid.entry_digest({"a": {2: "x"}}) is None
+    assert knownvalid.entry_digest({"a": "x"}) is not None
+
+
+# -- the driver's own entry point ----------------------------------------------------------------
+
+
+def test_only_the_installed_command_line_takes_the_short_way() -> None:
+    assert driverentry.parse(["--marker-size", "7", "o", "a", "b", "p"]) == (
+        7,
+        ["o", "a", "b", "p"],
+    )
+    assert driverentry.parse(["--marker-size", "9", "o", "a", "b"]) == (9, ["o", "a", "b"])
+    for argv in (
+        ["--help"],
+        ["--pr-side", "ours", "o", "a", "b"],
+        ["--marker-size", "0", "o", "a", "b"],
+        ["--marker-size", "x", "o", "a", "b"],
+        ["--marker-size", "٣", "o", "a", "b"],
+        ["o", "a", "b"],
+        ["--marker-size", "7", "--config", "a", "b"],
+        ["--marker-size", "7", "o", "a", "b", "p", "extra"],
+    ):
+        assert driverentry.parse(argv) is None, argv
+
+
+DRIVER_PROBE = """
+import json, runpy, sys
+out = sys.argv[1]
+sys.argv = ["changelog-tools", *sys.argv[2:]]
+try:
+    runpy.run_module("changelog_tools", run_name="__main__")
+except SystemExit as exc:
+    code = exc.code
+with open(out, "w", encoding="utf-8") as handle:
+    json.dump({"code": code, "click": "click" in sys.modules}, handle)
+"""
+
+
+def test_git_s_command_line_resolves_without_loading_click_and_help_still_works(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit_files(repo, {CHANGELOG: BASE, ".changelog-tools.yaml": CONFIG}, "base")
+    git(repo, "checkout", "-q", "-b", "pr")
+    commit_files(repo, {CHANGELOG: ledger(BASE, PR_1)}, "pr")
+    git(repo, "checkout", "-q", "main")
+    commit_files(repo, {CHANGELOG: ledger(BASE, MAIN_1)}, "main")
+    git(repo, "checkout", "-q", "pr")
+    (tmp_path / "o").write_bytes(BASE)
+    (tmp_path / "b").write_bytes(ledger(BASE, MAIN_1))
+    probe = tmp_path / "probe.json"
+    files = [str(tmp_path / n) for n in ("o", "a", "b")]
+    # `git merge main` on the PR branch: ours (%A) is the PR, main's commit is theirs.
+    for extra, uses_click in (([], False), (["--pr-side", "ours"], True)):
+        (tmp_path / "a").write_bytes(ledger(BASE, PR_1))
+        proc = subprocess.run(
+            [sys.executable, "-c", DRIVER_PROBE, str(probe), "merge-driver", *extra,
+             "--marker-size", "7", *files, CHANGELOG],
+            cwd=repo, capture_output=True, text=True, check=False,
+            env={**os.environ, "GIT_REFLOG_ACTION": "merge main"},
+        )  # fmt: skip
+        result = json.loads(probe.read_text())
+        assert result["click"] is uses_click, extra
+        assert result["code"] == 0, proc.stderr
+        assert (tmp_path / "a").read_bytes() == ledger(BASE, MAIN_1, PR_1), proc.stderr
+        assert "resolved (" in proc.stderr
+    helped = subprocess.run(
+        [sys.executable, "-m", "changelog_tools", "merge-driver", "--help"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert helped.returncode == 0
+    assert "git merge driver for the changelog" in helped.stdout
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        # a rebase's second step: main plus the PR's first entry against the PR's first commit
+        # (they part inside the entry after history: that entry is parsed on both sides)
+        (ledger(BASE, PR_1), ledger(BASE, MAIN_1, PR_1), len(BASE) + 1),
+        (ledger(BASE, PR_1), ledger(BASE, PR_1), len(ledger(BASE)) + 1),
+        (BASE, b"x" + BASE, 0),
+        (b"", BASE, 0),
+    ],
+)
+def test_the_shared_entries_end_where_both_sides_start_the_same_entry(a, b, expected) -> None:  # type: ignore[no-untyped-def]
+    from changelog_tools.ledger.resolve import shared_entries_end
+
+    cut = shared_entries_end(a, b)
+    assert cut == expected
+    assert a[:cut] == b[:cut]
+    if cut:
+        assert a[cut:].startswith(b"- config-keys:") and b[cut:].startswith(b"- config-keys:")
+        assert a[cut - 1 : cut] == b"\n"

@@ -1,0 +1,75 @@
+"""A file known to pass `validate` whole, with more appended: only the joint and what follows
+are checked again, and anything that breaks the file there is still refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from changelog_tools import diagnostics as dx
+from changelog_tools.ledger import knownvalid
+from changelog_tools.ledger.guard import Refusal, require_whole_valid
+from tests.ledger.test_resolve import BASE, MAIN_1, PR_1, ledger
+
+MAX = 10_000_000
+
+
+def _known(*whole: bytes) -> knownvalid.KnownValid:
+    known = knownvalid.KnownValid("k")
+    for data in whole:
+        known.whole.add((len(data), knownvalid.whole_digest(data, MAX)))
+    return known
+
+
+def test_a_valid_file_after_a_known_one_passes_and_is_remembered() -> None:
+    data = ledger(BASE, MAIN_1)
+    known = _known(BASE)
+    with knownvalid.remembering(known):
+        assert require_whole_valid(data, path="p", what="t", max_size=MAX) == ()
+    assert (len(data), knownvalid.whole_digest(data, MAX)) in known.whole_now
+    # only the known file's last entry and what follows were validated by the schema
+    assert len(known.used) == 2
+
+
+@pytest.mark.parametrize(
+    ("appended", "code"),
+    [
+        # an indented line right after the known file joins its last entry: a field it lacks
+        (b"  extra: field\n", dx.UNKNOWN_FIELD),
+        # an appended entry the schema rejects
+        (b"\n" + PR_1.replace(b"  description:", b"  descripton:"), dx.UNKNOWN_FIELD),
+        # a TAB between the known file and the next entry
+        (b"\t\n" + PR_1, None),
+        # a document end marker, then an entry
+        (b"...\n" + PR_1, dx.MULTI_DOCUMENT),
+    ],
+)
+def test_what_breaks_the_file_after_a_known_start_is_still_refused(
+    appended: bytes, code: str | None
+) -> None:
+    data = BASE + appended
+    known = _known(BASE)
+    with knownvalid.remembering(known), pytest.raises(Refusal) as caught:
+        require_whole_valid(data, path="p", what="t", max_size=MAX)
+    assert caught.value.code == dx.RESULT_INVALID
+    if code is not None:
+        assert code in {d.code for d in caught.value.diagnostics[1:]}
+    assert not known.whole_now
+    # the same verdict as without any memory
+    with pytest.raises(Refusal) as plain:
+        require_whole_valid(data, path="p", what="t", max_size=MAX)
+    assert [d.code for d in plain.value.diagnostics] == [d.code for d in caught.value.diagnostics]
+
+
+def test_a_known_file_under_another_size_limit_is_not_known() -> None:
+    known = knownvalid.KnownValid("k")
+    known.whole.add((len(BASE), knownvalid.whole_digest(BASE, MAX)))
+    assert known.valid_prefix(ledger(BASE, MAIN_1), MAX) == len(BASE)
+    assert known.valid_prefix(ledger(BASE, MAIN_1), MAX + 1) == 0
+    assert known.valid_prefix(b"x" + ledger(BASE, MAIN_1), MAX) == 0
+
+
+def test_the_size_limit_applies_to_the_whole_file() -> None:
+    data = ledger(BASE, MAIN_1)
+    known = _known(BASE)
+    with knownvalid.remembering(known), pytest.raises(Refusal):
+        require_whole_valid(data, path="p", what="t", max_size=len(data) - 1)
