@@ -6,6 +6,8 @@ Line numbers in the tests are counted from these bytes, so keep them stable.
 from __future__ import annotations
 
 import dataclasses
+import json
+import subprocess
 from pathlib import Path
 
 from changelog_tools.config import Config, defaults
@@ -134,3 +136,88 @@ def init_repo(path: Path) -> Path:
         "initial",
     )
     return path
+
+
+# -- running `check` and friends on these bytes through the installed console script ----------
+
+KEY = "alpha-fp8-gpu-a-vllm"
+# An entry appended to BASE starts on line 13; its description item is line 16, pr-link 17.
+DESCRIPTION_LINE = 16
+LINK_LINE = 17
+
+
+def no_crash(proc: subprocess.CompletedProcess[str]) -> None:
+    """Bad input is a diagnosed exit, never a traceback or an internal error (exit 70)."""
+    text = proc.stdout + proc.stderr
+    assert "Traceback" not in text and "internal error" not in text, text
+    assert proc.returncode != 70
+
+
+def project(tmp_path: Path, head: bytes, base: bytes = BASE) -> Path:
+    """``tmp_path`` with CONFIG, ``base.yaml`` and ``head.yaml``."""
+    (tmp_path / ".changelog-tools.yaml").write_text(CONFIG)
+    (tmp_path / "base.yaml").write_bytes(base)
+    (tmp_path / "head.yaml").write_bytes(head)
+    return tmp_path
+
+
+def check_json(tmp_path: Path, *mode: str) -> subprocess.CompletedProcess[str]:
+    """`check` in file mode on a `project`, JSON output, asserted not to crash."""
+    from tests.conftest import run_cli
+
+    proc = run_cli(
+        "check", "--base-file", "base.yaml", "--head-file", "head.yaml", "--no-config-keys",
+        "--format", "json", *mode, cwd=tmp_path,
+    )  # fmt: skip
+    no_crash(proc)
+    return proc
+
+
+def error_lines(proc: subprocess.CompletedProcess[str]) -> list[tuple[str, int | None]]:
+    """(code, line) of each error-severity diagnostic of a JSON report."""
+    return [
+        (d["code"], d["line"])
+        for d in json.loads(proc.stdout)["diagnostics"]
+        if d["severity"] == "error"
+    ]
+
+
+def check_files(tmp_path: Path, base: bytes, head: bytes) -> subprocess.CompletedProcess[str]:
+    """`check` in file mode with JSON output, through the installed console script."""
+    from tests.conftest import run_cli
+
+    (tmp_path / "base.yaml").write_bytes(base)
+    (tmp_path / "head.yaml").write_bytes(head)
+    return run_cli(
+        "check", "--base-file", "base.yaml", "--head-file", "head.yaml", "--no-config-keys",
+        "--format", "json", cwd=tmp_path,
+    )  # fmt: skip
+
+
+def codes_and_lines(proc: subprocess.CompletedProcess[str]) -> list[tuple[str, int | None]]:
+    """(code, line) of every diagnostic of a JSON report."""
+    return [(d["code"], d["line"]) for d in json.loads(proc.stdout)["diagnostics"]]
+
+
+def three_side_args(tmp_path: Path) -> list[str]:
+    """The side options of `resolve` for three files written into ``tmp_path``."""
+    sides = {
+        "base.yaml": BASE,
+        "pr.yaml": appended(entry(KEY)),
+        "main.yaml": appended(entry("beta-fp4-gpu-b-trt", link=f"{PULL}5")),
+    }
+    for name, data in sides.items():
+        (tmp_path / name).write_bytes(data)
+    return [
+        *("--base-file", str(tmp_path / "base.yaml")),
+        *("--pr-file", str(tmp_path / "pr.yaml")),
+        *("--main-file", str(tmp_path / "main.yaml")),
+    ]
+
+
+def commit_feature(repo: Path, data: bytes) -> None:
+    """Branch `feature` off the current branch with ``data`` as the changelog."""
+    from tests.conftest import commit_files, git
+
+    git(repo, "checkout", "-q", "-b", "feature")
+    commit_files(repo, {"perf-changelog.yaml": data}, "feature")

@@ -149,3 +149,11 @@ def run_cli(
         check=False,
         timeout=timeout,  # a hang guard for tests against misbehaving servers
     )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository on `main` holding the `check` tests' BASE, CONFIG and master configs."""
+    from tests.checkdata import init_repo
+
+    return init_repo(tmp_path / "repo")

@@ -5,6 +5,7 @@ Loaded for the whole suite through ``pytest_plugins`` in tests/conftest.py.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -132,3 +133,22 @@ def init_origin(root: Path, files: dict[str, str | bytes]) -> tuple[Path, Path]:
     commit_files(seed, files, "initial")
     git(seed, "push", "-q", "origin", "main")
     return origin, seed
+
+
+def gate_env(fake: FakeGitHub, tmp_path: Path, **extra: str) -> dict[str, str]:
+    """A pull-request workflow's environment for `reuse-gate` against ``fake`` (event #7), with
+    a configuration in ``tmp_path`` that neither retries nor waits."""
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"action": "synchronize", "number": 7}))
+    (tmp_path / ".changelog-tools.yaml").write_text(
+        "github-retry-backoff: 0\ngithub-write-interval: 0\ngithub-retries: 0\n"
+    )
+    return {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_REPOSITORY": REPO,
+        "GITHUB_API_URL": fake.base_url,
+        "GH_TOKEN": TOKEN,
+        **extra,
+    }

@@ -146,3 +146,15 @@ def build_world(tmp: Path, verdict: Verdict | None = None) -> Iterator[World]:
     finally:
         ci.stop()
         fake.stop()
+
+
+def merge(*args: str) -> int:
+    """`changelog-tools merge ARGS` in-process, as the maintainer runs it."""
+    from changelog_tools import cli
+
+    return cli.run(["merge", *args])
+
+
+def comment_bodies(w: World) -> list[str]:
+    """The bodies of every comment on the fake GitHub."""
+    return [c.body for c in w.fake.comments.values()]

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from changelog_tools import yamlload
 from changelog_tools.testing.fakegithub import FakeGitHub
 from tests.actionrunner import run_step
-from tests.conftest import commit_files, git
+from tests.checkdata import BASE
+from tests.conftest import REPO_ROOT, commit_files, git
 from tests.fakegithub_fixtures import env_for
 
 EXAMPLE_CHANGELOG = Path(__file__).resolve().parent.parent / "examples/inferencex-mini"
@@ -103,7 +107,6 @@ def test_a_later_step_of_the_same_job_reuses_the_installed_tool(tmp_path: Path) 
     """RUNNER_TEMP lives as long as the job; the venv a first step installed there with the same
     version is reused (the real install, twice in one job, runs in .ci/run)."""
     import shutil
-    import sys
 
     from tests.actionrunner import ROOT
 
@@ -161,7 +164,6 @@ def test_check_changelog_runs_on_every_pull_request_and_gates_its_work_on_the_sc
 
 
 def _run_scope(repo: Path, tmp_path: Path, **env: str) -> tuple[str, str]:
-    import subprocess
 
     from tests.actionrunner import evaluate, find_step, load_steps
 
@@ -361,3 +363,29 @@ def test_an_installer_other_than_uv_or_pip_stops_before_anything_is_installed(
     assert result.returncode == 2
     assert "installer 'conda' is neither uv nor pip" in result.stderr
     assert not (temp / "changelog-tools-venv").exists()
+
+
+# -- hostile input, pinned through the installed CLI -------------------------------------------
+
+
+def test_the_workflow_validates_the_whole_file_on_every_push_to_main(tmp_path: Path) -> None:
+    workflow = yamlload.load((REPO_ROOT / ".github/workflows/check-changelog.yml").read_text())
+    doc = workflow.value
+    assert "paths" not in doc["on"]["push"]  # every push, changelog touched or not
+    step = next(
+        s for s in doc["jobs"]["check-changelog"]["steps"]
+        if s.get("name") == "Validate the whole changelog (main)"
+    )  # fmt: skip
+    # the scope step says `run=true` for anything but a pull request (test_action.py runs it)
+    assert (
+        step["if"] == "always() && steps.scope.outputs.run == 'true' && github.event_name == 'push'"
+    )
+    # A main an old bug left invalid (a tab in entry 1's history) turns red and names the line.
+    broken = BASE.replace(b'    - "First sweep"', b'    - "First\tsweep"')
+    (tmp_path / "perf-changelog.yaml").write_bytes(broken)
+    # the step runs through the composite action, as the runner runs it
+    from tests.actionrunner import run_step
+
+    proc = run_step(step, cwd=tmp_path, context={}, env=dict(os.environ))
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("::error file=perf-changelog.yaml,line=4,")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -11,7 +12,19 @@ import pytest
 
 from changelog_tools import config
 from changelog_tools.errors import ConfigError
-from tests.conftest import REPO_ROOT
+from tests.checkdata import (
+    BASE,
+    CONFIG,
+    KEY,
+    MASTER_A,
+    MASTER_B,
+    MASTERS_A,
+    MASTERS_B,
+    PULL,
+    appended,
+    entry,
+)
+from tests.conftest import REPO_ROOT, commit_files, git, run_cli
 
 
 def _gendocs() -> ModuleType:
@@ -268,3 +281,85 @@ def test_values_that_would_crash_a_later_command_are_refused_at_load(
         config.load_config(tmp_path / ".changelog-tools.yaml")
     assert message in str(caught.value)
     assert ".changelog-tools.yaml:1:" in str(caught.value)
+
+
+# -- hostile input, pinned through the installed CLI -------------------------------------------
+
+
+def test_the_default_recipe_link_patterns_take_ascii_digits_only() -> None:
+    from changelog_tools.config import OPTIONS
+
+    patterns = next(o.default for o in OPTIONS if o.name == "signoff-recipe-links")
+    pull = re.compile(patterns[0])
+    assert pull.search("https://github.com/vllm-project/recipes/pull/12")
+    assert not pull.search("https://github.com/vllm-project/recipes/pull/٥")
+
+
+# -- a configuration in a subdirectory ---------------------------------------------------------
+
+
+SUB = "bench dir"  # a space, too
+
+
+@pytest.fixture
+def subrepo(tmp_path: Path) -> Path:
+    """A repository whose changelog, master configs and configuration live in `bench dir/`."""
+    path = tmp_path / "mono"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    commit_files(
+        path,
+        {
+            f"{SUB}/.changelog-tools.yaml": CONFIG + "placeholders: [TBD]\n",
+            f"{SUB}/perf-changelog.yaml": BASE,
+            f"{SUB}/{MASTER_A}": MASTERS_A,
+            f"{SUB}/{MASTER_B}": MASTERS_B,
+        },
+        "initial",
+    )
+    return path
+
+
+def test_a_configuration_in_a_subdirectory_names_the_same_files_in_every_mode(
+    subrepo: Path,
+) -> None:
+    cwd = subrepo / SUB
+    git(subrepo, "checkout", "-q", "-b", "feature")
+    commit_files(
+        subrepo, {f"{SUB}/perf-changelog.yaml": appended(entry(KEY, link=f"{PULL}2557"))}, "pr"
+    )
+    checked = run_cli("check", "--pr", "2607", "--format", "json", cwd=cwd)
+    assert checked.returncode == 1, checked.stderr
+    found = [(d["path"], d["line"], d["code"]) for d in json.loads(checked.stdout)["diagnostics"]]
+    assert found == [(f"{SUB}/perf-changelog.yaml", 17, "CL201")]
+
+    (cwd / "perf-changelog.yaml").write_bytes(b"\xef\xbb\xbf" + BASE)
+    validated = run_cli("validate", "--format", "json", cwd=cwd)
+    first = json.loads(validated.stdout)["diagnostics"][0]
+    assert (first["path"], first["code"]) == (f"{SUB}/perf-changelog.yaml", "CL008")
+
+    keys = run_cli("keys", "--ref", "HEAD", KEY, cwd=cwd)
+    assert keys.returncode == 0, keys.stderr
+    assert keys.stdout == f"{KEY}\t{KEY}\t{SUB}/{MASTER_A}:1\n"
+
+
+def test_the_merge_driver_of_a_subdirectory_changelog_uses_that_configuration(
+    subrepo: Path,
+) -> None:
+    cwd = subrepo / SUB
+    installed = run_cli("install-merge-driver", cwd=cwd)
+    assert installed.returncode == 0, installed.stderr
+    line = f'"/{SUB}/perf-changelog.yaml" merge=perf-changelog'
+    assert (subrepo / ".gitattributes").read_text().splitlines() == [line]
+    commit_files(subrepo, {}, "attributes")
+    changelog = f"{SUB}/perf-changelog.yaml"
+    git(subrepo, "checkout", "-q", "-b", "feature")
+    # `TBD` is a placeholder only by the subdirectory's configuration.
+    pr_entry = entry(KEY, link="TBD", description="PR")
+    commit_files(subrepo, {changelog: appended(pr_entry)}, "pr")
+    git(subrepo, "checkout", "-q", "main")
+    main_entry = entry("beta-fp4-gpu-b-trt", link=f"{PULL}5", description="main")
+    commit_files(subrepo, {changelog: appended(main_entry)}, "main")
+    git(subrepo, "checkout", "-q", "feature")
+    git(subrepo, "merge", "-q", "main", "-m", "merge main")
+    assert (subrepo / changelog).read_bytes() == appended(main_entry, pr_entry)

@@ -15,7 +15,17 @@ import pytest
 
 from changelog_tools import gitrepo
 from changelog_tools.errors import GitError, UsageError
-from tests.conftest import commit_files, git
+from tests.checkdata import (
+    BASE,
+    KEY,
+    MASTER_A,
+    MASTER_B,
+    PULL,
+    appended,
+    commit_feature,
+    entry,
+)
+from tests.conftest import commit_files, git, run_cli
 
 
 def cat_file(repo: Path, rev: str, path: str) -> bytes | None:
@@ -415,3 +425,55 @@ def test_first_parent_changes_are_the_main_line_commits_that_changed_the_file(
     ]
     assert changes[1][1] == git(repo, "rev-parse", f"{merge}^1") and changes[2][1] is None
     assert side not in {sha for sha, _, _ in changes}
+
+
+# -- hostile and odd inputs to the ledger commands ---------------------------------------------
+
+
+def test_git_mode_accepts_dot_slash_and_absolute_paths(repo: Path) -> None:
+    commit_feature(repo, appended(entry(KEY, link=f"{PULL}2557")))
+    expected = "perf-changelog.yaml:17:3: CL201 entry 3: pr-link points at pull request #2557"
+    for spelling in ("./perf-changelog.yaml", str(repo / "perf-changelog.yaml")):
+        proc = run_cli(
+            "check", "--pr", "2607", "--changelog-file", spelling,
+            "--master-config", f"./{MASTER_A}", "--master-config", str(repo / MASTER_B),
+            cwd=repo,
+        )  # fmt: skip
+        assert proc.returncode == 1, proc.stderr
+        assert proc.stdout.startswith(expected + ", but this is pull request #2607\n")
+
+
+def test_a_path_outside_the_repository_is_a_usage_error(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_bytes(BASE)
+    proc = run_cli("check", "--changelog-file", str(outside), cwd=repo)
+    assert proc.returncode == 2
+    assert f"{outside} is outside the repository" in proc.stderr
+
+
+def test_a_shallow_ci_checkout_says_to_fetch_the_history(repo: Path, tmp_path: Path) -> None:
+    commit_feature(repo, appended(entry(KEY)))
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{repo}", "shallow")
+    git(clone, "fetch", "-q", "--depth", "1", "origin", "main:refs/remotes/origin/main")
+    proc = run_cli("check", "--pr", "7", cwd=clone)
+    assert proc.returncode == 3
+    assert proc.stderr.splitlines() == [
+        f"error: {git(clone, 'rev-parse', 'HEAD')[:12]} and refs/remotes/origin/main have no "
+        "common ancestor in this shallow clone",
+        "hint: fetch the whole history (actions/checkout: `fetch-depth: 0`) or pass --base-ref",
+    ]
+
+
+def test_a_failing_git_command_is_one_line_even_when_git_prints_nothing(repo: Path) -> None:
+    from changelog_tools.errors import GitError
+
+    git(repo, "checkout", "-q", "--orphan", "unrelated")
+    commit_files(repo, {"x": "y\n"}, "unrelated root")
+    handle = gitrepo.open_repo(repo)
+    with pytest.raises(GitError) as caught:
+        handle.git("merge-base", "unrelated", "main")  # exits 1 and says nothing
+    assert caught.value.message == "git merge-base unrelated main failed: exit status 1"
+    with pytest.raises(GitError) as caught:
+        handle.merge_base("unrelated", "main")
+    assert caught.value.message == "unrelated and main have no common ancestor"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from changelog_tools.errors import DataError
 from changelog_tools.flows.demo import run_demo
 from changelog_tools.testing.fakegithub import RECORD_ENV
 from tests.conftest import run_cli
@@ -216,3 +217,23 @@ def test_example_path_prints_the_bundled_example_from_the_installed_package() ->
     assert where.parts[-2:] == ("examples", "inferencex-mini")
     refused = run_cli("demo", "--example-path", "--keep")
     assert refused.returncode == 2 and "--example-path takes no other option" in refused.stderr
+
+
+# -- hostile and failing GitHub-side situations ------------------------------------------------
+
+
+def test_a_demo_kept_with_keep_says_where_even_when_a_step_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from changelog_tools.flows import demo
+
+    def failing_story(*_args: object) -> None:
+        raise DataError("demo step 'x' exited 3, expected 0")
+
+    monkeypatch.setattr(demo, "_story", failing_story)
+    lines: list[str] = []
+    with pytest.raises(DataError):
+        demo.run_demo(say=lines.append, keep=True, workdir=tmp_path)
+    kept = list(tmp_path.iterdir())
+    assert len(kept) == 1 and (kept[0] / "origin.git").is_dir()
+    assert lines[-1] == f"kept the repositories in {kept[0]}"

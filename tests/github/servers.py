@@ -15,6 +15,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from changelog_tools import config as config_mod
+from changelog_tools.github.adapter import GitHub, RetryPolicy, make_github
+from tests.fakegithub_fixtures import REPO, TOKEN
+
 Answer = Callable[[bytes, socket.socket], None]  # (request head, connection) -> writes an answer
 
 
@@ -212,3 +216,29 @@ def running(*servers: Listener) -> Iterator[None]:
     finally:
         for server in servers:
             server.stop()
+
+
+# -- one fixed answer to every request, and the adapter pointed at it ---------------------------
+
+HUGE_INT = b"1" * 5000  # json.loads refuses integers of more than 4300 digits (ValueError)
+
+
+def answering(status: str, body: bytes, headers: dict[str, str] | None = None) -> RawServer:
+    """A keep-alive server that gives every request the same answer."""
+    fields = {
+        "Content-Type": "application/json",
+        "Content-Length": str(len(body)),
+        **(headers or {}),
+    }
+
+    def answer(head: bytes, conn: socket.socket) -> None:
+        lines = [f"HTTP/1.1 {status}", *(f"{k}: {v}" for k, v in fields.items())]
+        conn.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+
+    return RawServer(answer)
+
+
+def adapter_for(server: RawServer) -> GitHub:
+    """The real adapter (through PyGithub) talking to ``server``, without retries."""
+    env = {"GH_TOKEN": TOKEN, "GITHUB_API_URL": f"{server.url}/api/v3", "GITHUB_REPOSITORY": REPO}
+    return make_github(config_mod.defaults(), env=env, policy=RetryPolicy(retries=0, timeout=5))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,8 @@ from changelog_tools.github.drift import check_drift, merge_base_before, path_sp
 from changelog_tools.github.reuse import Event
 from changelog_tools.gitrepo import open_repo
 from changelog_tools.testing.fakegithub import FakeCommit, FakeGitHub
-from tests.conftest import commit_files, git
-from tests.fakegithub_fixtures import WORKFLOW, env_for, init_origin
+from tests.conftest import commit_files, git, run_cli
+from tests.fakegithub_fixtures import REPO, WORKFLOW, env_for, gate_env, init_origin
 
 PATTERNS = config_mod.defaults().drift_paths
 LOG = "perf-changelog.yaml"
@@ -373,3 +374,34 @@ def test_same_file_is_true_only_for_one_regular_file_at_both_revisions(tmp_path:
     assert not repo.same_file(first, "no-such-rev", "configs/a.yaml")
     for a, b, p in [(first, second, "configs/a.yaml"), (first, second, "configs/b.yaml")]:
         assert repo.same_file(a, b, p) == (repo.read_blob(a, p) == repo.read_blob(b, p))
+
+
+# -- hostile and failing GitHub-side situations ------------------------------------------------
+
+
+def test_the_drift_guard_in_a_shallow_clone_asks_for_full_history(tmp_path: Path) -> None:
+    origin, seed = init_origin(tmp_path, {"benchmarks/run.sh": "echo v1\n", "README": "x\n"})
+    git(seed, "checkout", "-q", "-b", "feature")
+    swept = commit_files(seed, {"benchmarks/run.sh": "echo v2\n"}, "tune")
+    git(seed, "push", "-q", "origin", "feature")
+    with FakeGitHub(REPO, git_origin=origin) as fake:
+        fake.add_pull(7, "feature", labels=["full-sweep-enabled"], title="Tune")
+        fake.add_run(WORKFLOW, swept, head_branch="feature", artifacts=["results_bmk"])
+        fake.add_comment(7, "/reuse-sweep-run", "bob", "MEMBER")
+        body = json.dumps({"merge_method": "squash", "sha": swept}).encode()
+        status, _, _ = fake.handle("PUT", f"{fake.prefix}/repos/{REPO}/pulls/7/merge", {}, body)
+        assert status == 200
+        ci = tmp_path / "ci"
+        git(tmp_path, "clone", "-q", "--depth", "1", f"file://{origin}", str(ci))
+        merged = fake.pulls[7].merge_commit_sha
+        assert merged is not None
+        env = gate_env(fake, tmp_path, GITHUB_EVENT_NAME="push")
+        (ci / ".changelog-tools.yaml").write_text("github-retry-backoff: 0\n")
+        proc = run_cli(
+            "reuse-gate", "--ref", "refs/heads/main", "--commit-sha", merged, cwd=ci, env=env
+        )
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stderr.splitlines()[-2:] == [
+        f"error: the clone at {ci} is shallow: the parent of {merged} is missing",
+        "hint: check out with full history (actions/checkout with fetch-depth: 0)",
+    ]

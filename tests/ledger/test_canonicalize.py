@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config, defaults
 from changelog_tools.ledger.canonicalize import canonicalize, unified_diff
 from changelog_tools.ledger.guard import Refusal, verify
+from tests import checkdata as cd
+from tests.checkdata import BASE, KEY, LINK_LINE, no_crash, project
 from tests.conftest import commit_files, git, run_cli
 
 REPO = "example-org/bench"
@@ -337,3 +340,91 @@ def test_the_unified_diff_of_added_lines_is_a_valid_patch_with_correct_ranges() 
         "--- a/f\n+++ b/f\n@@ -2,6 +2,7 @@\n b\n c\n d\n+X\n e\n f\n g\n"
     )
     assert unified_diff(before, before, "f") == ""
+
+
+# -- hostile input, pinned through the installed CLI -------------------------------------------
+
+
+def test_canonicalize_and_resolve_refuse_a_unicode_digit_link_instead_of_exit_70(
+    tmp_path: Path,
+) -> None:
+    project(tmp_path, cd.appended(cd.entry(KEY, link=f"{PULL}²")))
+    (tmp_path / "perf-changelog.yaml").write_bytes(cd.appended(cd.entry(KEY, link=f"{PULL}²")))
+    proc = run_cli(
+        "canonicalize", "--pr", "5", "--base-file", "base.yaml", "perf-changelog.yaml",
+        cwd=tmp_path,
+    )  # fmt: skip
+    no_crash(proc)
+    assert proc.returncode == 1
+    assert f"perf-changelog.yaml:{LINK_LINE}:" in proc.stdout + proc.stderr
+    assert (tmp_path / "perf-changelog.yaml").read_bytes() == cd.appended(
+        cd.entry(KEY, link=f"{PULL}²")
+    )
+    (tmp_path / "main.yaml").write_bytes(
+        cd.appended(cd.entry("beta-fp4-gpu-b-trt", link=f"{PULL}7"))
+    )
+    proc = run_cli(
+        "resolve", "--base-file", "base.yaml", "--pr-file", "head.yaml", "--main-file",
+        "main.yaml", "--pr", "5", "-o", "out.yaml", cwd=tmp_path,
+    )  # fmt: skip
+    no_crash(proc)
+    assert proc.returncode == 1
+    assert not (tmp_path / "out.yaml").exists()
+
+
+@pytest.mark.parametrize("quote", ['"', "'"])
+def test_canonicalize_keeps_the_quotes_around_a_placeholder(tmp_path: Path, quote: str) -> None:
+    head = cd.appended(cd.entry(KEY, link=f"{quote}XXX{quote}  # filled at merge"))
+    project(tmp_path, head)
+    (tmp_path / "perf-changelog.yaml").write_bytes(head)
+    proc = run_cli(
+        "canonicalize", "--pr", "5", "--base-file", "base.yaml", "perf-changelog.yaml",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "perf-changelog.yaml").read_bytes() == cd.appended(
+        cd.entry(KEY, link=f"{quote}{PULL}5{quote}  # filled at merge")
+    )
+
+
+# -- hostile and odd inputs to the ledger commands ---------------------------------------------
+
+
+def _canon_entry(link_line: str) -> bytes:
+    return f'- config-keys:\n    - {KEY}\n  description:\n    - "New"\n{link_line}\n'.encode()
+
+
+def test_a_near_miss_with_a_hash_inside_the_url_is_fixed_keeping_the_comment() -> None:
+    from changelog_tools.ledger.canonicalize import canonicalize
+    from tests.checkdata import config
+
+    head = cd.appended(_canon_entry(f"  pr-link: {PULL}XXX#frag  # mine"))
+    result = canonicalize(BASE, head, pr=42, config=config(), fix_near_misses=True)
+    assert result.data == cd.appended(_canon_entry(f"  pr-link: {PULL}42  # mine"))
+    assert [(s.line, s.old) for s in result.substitutions] == [(17, f"{PULL}XXX#frag")]
+
+
+def test_a_pr_link_under_a_quoted_key_is_refused_on_the_keys_line() -> None:
+    from changelog_tools.ledger.canonicalize import canonicalize
+    from changelog_tools.ledger.guard import Refusal
+    from tests.checkdata import config
+
+    head = cd.appended(_canon_entry('  "pr-link": XXX'))
+    with pytest.raises(Refusal) as caught:
+        canonicalize(BASE, head, pr=42, config=config())
+    assert [(d.code, d.line) for d in caught.value.diagnostics] == [("CL504", 17), ("CL504", 17)]
+
+
+_OLD_VALUE_RE = re.compile(  # the regex _value_core replaced (quadratic on long lines)
+    r"""^(?P<core>"[^"\\]*"|'[^']*'|[^\s#'"](?:[^#]|(?<=\S)\#)*?|)(?P<rest>\s+#.*)?$"""
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(alphabet="Xa\"'# \\", max_size=10).filter(lambda t: t == t.strip(" ")))
+def test_the_pr_link_value_scan_agrees_with_the_regex_it_replaced(text: str) -> None:
+    # pr_link_lines never hands over leading or trailing spaces, hence the filter.
+    from changelog_tools.ledger.canonicalize import _value_core
+
+    old = _OLD_VALUE_RE.match(text)
+    assert _value_core(text) == (old["core"] if old else None)

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from changelog_tools import diagnostics as dx
 from changelog_tools import yamlload
 from changelog_tools.ledger import masterconfig as mc
-from tests.checkdata import MASTER_A, MASTER_B, MASTERS_A, MASTERS_B
-from tests.conftest import inferencex_file
+from tests.checkdata import (
+    MASTER_A,
+    MASTER_B,
+    MASTERS_A,
+    MASTERS_B,
+)
+from tests.conftest import inferencex_file, run_cli
 
 
 def _assert_scan_matches_whole_parse(path: str, raw: bytes) -> None:
@@ -172,3 +181,26 @@ def test_a_row_keeps_its_identity_when_only_its_concurrencies_change() -> None:
     (row,) = mc.search_space_rows(old)
     assert mc.search_space_rows(new)[0].identity == row.identity
     assert mc.search_space_rows(other)[0].identity != row.identity
+
+
+# -- hostile and odd inputs to the ledger commands ---------------------------------------------
+
+
+def test_a_pathological_wildcard_is_answered_without_backtracking(tmp_path: Path) -> None:
+    # With the regex this took longer than any CI timeout; an appended entry could hang check.
+    (tmp_path / "m.yaml").write_text("a" * 40 + ":\n  x: 1\n")
+    proc = run_cli("keys", "--master-config", "m.yaml", "*a" * 11 + "*c", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "CL302 wildcard" in proc.stdout
+
+
+_WILD = st.text(alphabet="ab-*", max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=_WILD, name=st.text(alphabet="ab-", max_size=10))
+def test_wildcard_matching_agrees_with_the_anchored_regex(pattern: str, name: str) -> None:
+    from changelog_tools.ledger import masterconfig as mc
+
+    expected = mc.wildcard_regex(pattern).match(name) is not None
+    assert mc.wildcard_match(pattern, name) is expected

@@ -465,3 +465,46 @@ def test_a_bug_in_a_handler_answers_500_and_is_kept_for_the_test(fake: FakeGitHu
         f"GET /repos/{REPO}: RuntimeError: dictionary changed size during iteration"
     ]
     fake.errors.clear()
+
+
+# -- the fake GitHub's command line refuses bad state before serving ---------------------------
+
+
+def _serve(tmp_path: Path, state: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / "state.json"
+    path.write_text(state)
+    return subprocess.run(
+        [sys.executable, "-m", "changelog_tools.testing.fakegithub", "--state", str(path), *extra],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("state", "message"),
+    [
+        ("[]", "the state must be a JSON object, not list"),
+        ('{"pulls": [{"number": "7", "head_ref": "f"}]}', "pull: field 'number' must be int"),
+        ('{"pulls": [{"number": true, "head_ref": "f"}]}', "pull: field 'number' must be int"),
+        ('{"pulls": [{"number": 7, "head_ref": "f", "labels": "x"}]}', "field 'labels' must be"),
+        ('{"comments": [{"issue": 7, "body": 5}]}', "comment: field 'body' must be str"),
+        ('{"pulls": [[7]]}', "cannot convert dictionary update sequence"),
+    ],
+)
+def test_a_state_file_of_the_wrong_shape_is_refused_before_serving(
+    tmp_path: Path, state: str, message: str
+) -> None:
+    # Before the fix these served, and every request touching the bad record answered 500
+    # (or the command died with a traceback).
+    proc = _serve(tmp_path, state)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith(f"error: {tmp_path / 'state.json'}: ")
+    assert message in proc.stderr
+
+
+def test_a_git_origin_that_is_not_a_repository_is_refused_before_serving(tmp_path: Path) -> None:
+    proc = _serve(tmp_path, "{}", "--git-origin", str(tmp_path / "missing.git"))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == f"error: --git-origin {tmp_path / 'missing.git'}: not a git repository\n"

@@ -1,0 +1,35 @@
+"""diagnostics.py: the report, its per-code cap and hidden counts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.checkdata import (
+    appended,
+    check_json,
+    entry,
+    project,
+)
+from tests.conftest import run_cli
+
+# -- hostile input, pinned through the installed CLI -------------------------------------------
+
+
+def test_findings_past_the_cap_are_counted_not_printed(tmp_path: Path) -> None:
+    typo = "  evals_onyl: true"
+    head = appended(*(entry(f"k{i}-x", extra=typo) for i in range(150)))
+    project(tmp_path, head)
+    proc = run_cli("check", "--base-file", "base.yaml", "--head-file", "head.yaml",
+                   "--no-config-keys", cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert sum(" CL050 " in line for line in lines) == 100
+    # The first entry's typo is on line 15 (after its config key).
+    assert lines[0] == "head.yaml:15:3: CL050 entry 3 has unknown field `evals_onyl`"
+    assert "CL050: 50 more unknown-field findings not shown (the first 100 are)" in lines
+    assert lines[-1].endswith(": 150 problems (150 errors, 0 warnings)")
+    json_proc = check_json(tmp_path)
+    doc = json.loads(json_proc.stdout)
+    assert doc["hidden"] == {"CL050": {"errors": 50, "warnings": 0}}
+    assert doc["summary"]["errors"] == 150
