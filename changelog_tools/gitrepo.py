@@ -35,10 +35,35 @@ import os
 import subprocess
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from changelog_tools.errors import GitError, UsageError
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """One blob of a tree: its mode (``100644``, ``100755``, ``120000`` a symlink), object id
+    and path."""
+
+    mode: str
+    sha: str
+    path: str
+
+    @property
+    def is_symlink(self) -> bool:
+        return self.mode == "120000"
+
+
+@dataclass(frozen=True)
+class FileVersion:
+    """A commit that changed a file: its id, committer date (ISO 8601) and subject."""
+
+    commit: str
+    date: str
+    subject: str
+
 
 if TYPE_CHECKING:
     from git import Repo
@@ -413,6 +438,45 @@ class GitRepo:
 
     # -- history and state ---------------------------------------------------------------
 
+    def symbolic_head(self) -> str | None:
+        """The ref HEAD names (``refs/heads/x``); None when HEAD is detached. One git process:
+        the merge driver asks this on every conflicting commit of a rebase."""
+        status, out, _err = self.git_status("symbolic-ref", "--quiet", "HEAD")
+        return out if status == 0 and out else None
+
+    def stage(self, *paths: str) -> None:
+        """``git add`` these paths (a resolved conflict is staged this way)."""
+        self.git("add", "--", *paths)
+
+    def config_get(self, key: str, *, scope: str = "local") -> str | None:
+        """The value of ``key`` in the ``local`` or ``global`` configuration; None when unset."""
+        status, out, _err = self.git_status("config", f"--{scope}", "--get", key)
+        return out if status == 0 else None
+
+    def config_set(self, key: str, value: str, *, scope: str = "local") -> None:
+        """Set ``key`` in the ``local`` or ``global`` configuration."""
+        self.git("config", f"--{scope}", key, value)
+
+    def tree_entries(self, ref: str) -> list[TreeEntry]:
+        """Every blob of the tree at ``ref``, recursively (symlinks included, by mode)."""
+        out = self.git("ls-tree", "-r", "-z", "--full-tree", ref, strip=False)
+        entries = []
+        for record in out.split("\0"):
+            meta, tab, name = record.partition("\t")
+            if tab and meta.split(" ")[1:2] == ["blob"]:
+                mode, _kind, sha = meta.split(" ")
+                entries.append(TreeEntry(mode, sha, name))
+        return entries
+
+    def file_history(self, ref: str, path: str) -> list[FileVersion]:
+        """The commits reachable from ``ref`` that changed ``path``, newest first."""
+        out = self.git("log", "--format=%H%x00%cI%x00%s", ref, "--", path)
+        history = []
+        for line in out.splitlines():
+            commit, date, subject = ([*line.split("\x00"), "", ""])[:3]
+            history.append(FileVersion(commit, date, subject))
+        return history
+
     def fetch_private_ref(self, remote: str, source: str, ref: str) -> None:
         """Fetch ``source`` of ``remote`` into ``ref`` (forced, no tags, no FETCH_HEAD): to read
         another party's commits as data without a branch or a checkout."""
@@ -694,3 +758,24 @@ def repo_relative(repo: GitRepo, path: Path | str, *, start: Path | None = None)
         return normal.resolve().relative_to(top).as_posix()
     except ValueError:
         raise UsageError(f"{path} is outside the repository {top}") from None
+
+
+def merge_file(
+    current: Path, ancestor: Path, other: Path, *, labels: tuple[str, str, str], marker_size: int
+) -> bytes | None:
+    """git's usual three-way text merge of three files, with conflict markers labelled
+    ``labels`` (ours, base, theirs); None when git fails. Needs no repository."""
+    try:
+        proc = subprocess.run(
+            [
+                "git", "merge-file", "--stdout", f"--marker-size={marker_size}",
+                "-L", labels[0], "-L", labels[1], "-L", labels[2],
+                str(current), str(ancestor), str(other),
+            ],
+            capture_output=True,
+            check=False,
+        )  # fmt: skip
+    except OSError:
+        return None
+    # merge-file exits with the number of conflicts; negative (>127 here) means it failed.
+    return proc.stdout if 0 <= proc.returncode < 128 else None

@@ -477,3 +477,61 @@ def test_a_failing_git_command_is_one_line_even_when_git_prints_nothing(repo: Pa
     with pytest.raises(GitError) as caught:
         handle.merge_base("unrelated", "main")
     assert caught.value.message == "unrelated and main have no common ancestor"
+
+
+# -- the named methods other modules call instead of running git themselves -------------------
+
+
+def test_tree_entries_list_every_blob_as_git_ls_tree_with_symlinks_by_mode(links: Path) -> None:
+    repo = gitrepo.open_repo(links)
+    entries = {e.path: e for e in repo.tree_entries("HEAD")}
+    listed = git(links, "ls-tree", "-r", "--name-only", "--full-tree", "HEAD").splitlines()
+    assert sorted(entries) == sorted(listed)
+    assert entries["same"].is_symlink and not entries["top.txt"].is_symlink
+    assert entries["top.txt"].sha == git(links, "rev-parse", "HEAD:top.txt")
+
+
+def test_file_history_is_git_log_of_the_path_newest_first(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    first = commit_files(tmp_path, {"a.md": "one\n"}, "first")
+    commit_files(tmp_path, {"b.md": "other\n"}, "unrelated")
+    second = commit_files(tmp_path, {"a.md": "two\n"}, "second")
+    history = gitrepo.open_repo(tmp_path).file_history("HEAD", "a.md")
+    assert [(v.commit, v.subject) for v in history] == [(second, "second"), (first, "first")]
+    assert history[0].date.startswith("20")  # ISO 8601 committer date
+
+
+def test_symbolic_head_names_the_branch_and_none_when_detached(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    sha = commit_files(tmp_path, {"a": "a\n"}, "a")
+    repo = gitrepo.open_repo(tmp_path)
+    assert repo.symbolic_head() == "refs/heads/main"
+    git(tmp_path, "checkout", "-q", "--detach", sha)
+    assert repo.symbolic_head() is None
+
+
+def test_config_get_and_set_and_stage(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    repo = gitrepo.open_repo(tmp_path)
+    assert repo.config_get("merge.x.driver") is None
+    repo.config_set("merge.x.driver", "tool %O %A %B")
+    assert repo.config_get("merge.x.driver") == "tool %O %A %B"
+    assert git(tmp_path, "config", "--local", "--get", "merge.x.driver") == "tool %O %A %B"
+    (tmp_path / "new.txt").write_text("new\n")
+    repo.stage("new.txt")
+    assert git(tmp_path, "diff", "--cached", "--name-only") == "new.txt"
+
+
+def test_merge_file_marks_a_conflict_with_the_given_labels(tmp_path: Path) -> None:
+    base, ours, theirs = (tmp_path / n for n in ("base", "ours", "theirs"))
+    base.write_text("a\nb\nc\n")
+    ours.write_text("a\nB1\nc\n")
+    theirs.write_text("a\nB2\nc\n")
+    merged = gitrepo.merge_file(ours, base, theirs, labels=("mine", "old", "yours"), marker_size=3)
+    assert merged == b"a\n<<< mine\nB1\n===\nB2\n>>> yours\nc\n"
+    theirs.write_text("a\nb\nc\nd\n")
+    assert gitrepo.merge_file(ours, base, theirs, labels=("m", "o", "y"), marker_size=7) == (
+        b"a\nB1\nc\nd\n"
+    )
+    assert gitrepo.merge_file(ours, tmp_path / "missing", theirs, labels=("m", "o", "y"),
+                              marker_size=7) is None  # fmt: skip

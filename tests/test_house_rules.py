@@ -278,6 +278,59 @@ def rule_pure_checks(modules: list[Module]) -> list[str]:
     ]
 
 
+# Git runs only through the adapter's named methods (gitrepo.py), so one module knows git's
+# command line. Exempt: the demo, which types a user's terminal session (the git commands a
+# person runs are its content), and the fake GitHub, a test double that keeps its own state in
+# git. STILL_RAW lists the modules not converted yet, with their count of raw calls: a new raw
+# call anywhere fails, and a converted module must leave the list.
+RAW_GIT_METHODS = frozenset({"git", "git_ok", "git_status"})
+RAW_GIT_EXEMPT = (
+    "changelog_tools.gitrepo",
+    "changelog_tools.flows.demo",
+    "changelog_tools.testing",
+)
+STILL_RAW: dict[str, int] = {
+    "changelog_tools.flows.merge_reuse": 1,
+    "changelog_tools.flows.mergeflow": 1,
+    "changelog_tools.flows.mergeflow_git": 14,
+    "changelog_tools.flows.recover": 1,
+    "changelog_tools.flows.recover_git": 17,
+    "changelog_tools.github.drift": 2,
+    "changelog_tools.ledger.check": 1,
+}
+
+
+def _raw_git_calls(tree: ast.AST) -> Iterator[int]:
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func, args = node.func, node.args
+        if (isinstance(func, ast.Attribute) and func.attr in RAW_GIT_METHODS) or (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "subprocess"
+            and args
+            and isinstance(args[0], ast.List | ast.Tuple)
+            and args[0].elts
+            and isinstance(args[0].elts[0], ast.Constant)
+            and args[0].elts[0].value == "git"
+        ):
+            yield node.lineno
+
+
+def rule_raw_git(modules: list[Module]) -> list[str]:
+    found = []
+    for m in modules:
+        if m.name == "changelog_tools.gitrepo" or any(_under(m.name, e) for e in RAW_GIT_EXEMPT):
+            continue
+        lines = list(_raw_git_calls(m.tree))
+        if lines and len(lines) != STILL_RAW.get(m.name):
+            found += [
+                f"{_where(m, line)}: runs git itself (add a GitRepo method)" for line in lines
+            ]
+    return found
+
+
 RULES: dict[str, Callable[[list[Module]], list[str]]] = {
     "click": rule_click,
     "exit": rule_exit,
@@ -287,6 +340,7 @@ RULES: dict[str, Callable[[list[Module]], list[str]]] = {
     "layers": rule_layers,
     "cycles": rule_cycles,
     "pure-checks": rule_pure_checks,
+    "raw-git": rule_raw_git,
 }
 
 
@@ -307,6 +361,11 @@ VIOLATIONS = {
     ),
     "layers": ("changelog_tools/ledger/bad.py", "from changelog_tools.github import reuse\n"),
     "cycles": ("changelog_tools/ledger/bad.py", "from changelog_tools.ledger import bad2\n"),
+    "raw-git": (
+        "changelog_tools/ledger/bad.py",
+        "import subprocess\n\ndef f(repo):\n    repo.git_ok('status')\n"
+        "    subprocess.run(['git', 'add', '.'])\n",
+    ),
     "pure-checks": (
         "changelog_tools/signoff/checks/bad.py",
         "def f():\n    from changelog_tools.gitrepo import GitRepo\n",
@@ -348,3 +407,11 @@ def test_every_name_in_the_floor_plan_is_a_module_of_the_package() -> None:
     listed = [p for floor in LAYERS for p in floor]
     listed += [GITHUB_PACKAGE, CLICK_USERS_PREFIX, *GIT_ADAPTERS, *TESTING_USERS]
     assert [name for name in listed if name not in names] == []
+
+
+def test_the_modules_still_running_git_themselves_exist_and_do() -> None:
+    """STILL_RAW shrinks: a module converted to GitRepo methods (or gone) must leave it."""
+    modules = {m.name: m for m in load_package()}
+    for name, count in STILL_RAW.items():
+        assert name in modules, f"{name} is gone: remove it from STILL_RAW"
+        assert len(list(_raw_git_calls(modules[name].tree))) == count, name

@@ -9,7 +9,6 @@ says why, or refuses; it never guesses.
 from __future__ import annotations
 
 import shlex
-import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -90,9 +89,7 @@ def _on_main(repo: GitRepo, commit: str, refs: list[str]) -> str | None:
 
 def _decide_by_main(repo: GitRepo, *, operation: str, theirs: str, config: Config) -> Sides:
     """Merges and cherry-picks: main is the side whose commit the main branch already contains."""
-    current = None
-    if repo.git_ok("symbolic-ref", "--quiet", "HEAD"):
-        current = repo.git("symbolic-ref", "--quiet", "HEAD")
+    current = repo.symbolic_head()
     refs = _main_refs(repo, config, current)
     main_name = f"{config.remote}/{config.main_branch}"
     found = _on_main(repo, theirs, refs)
@@ -289,7 +286,7 @@ def resolve_conflict(
                 )
             atomic_write(target, resolution.data)
         if add:
-            repo.git("add", "--", path)
+            repo.stage(path)
     return resolution, conflict.sides
 
 
@@ -302,20 +299,11 @@ def _bytes_or_none(path: Path) -> bytes | None:
 
 def _conflict_markers(ancestor: Path, current: Path, other: Path, marker_size: int) -> bytes | None:
     """git's usual text merge of the three files, with conflict markers; None if it fails."""
-    try:
-        proc = subprocess.run(
-            [
-                "git", "merge-file", "--stdout", f"--marker-size={marker_size}",
-                "-L", "ours", "-L", "merge-base", "-L", "theirs",
-                str(current), str(ancestor), str(other),
-            ],
-            capture_output=True,
-            check=False,
-        )  # fmt: skip
-    except OSError:
-        return None
-    # merge-file exits with the number of conflicts; negative (>127 here) means it failed.
-    return proc.stdout if 0 <= proc.returncode < 128 else None
+    from changelog_tools.gitrepo import merge_file
+
+    return merge_file(
+        current, ancestor, other, labels=("ours", "merge-base", "theirs"), marker_size=marker_size
+    )
 
 
 def run_merge_driver(
@@ -512,7 +500,7 @@ def install(
     if not present:
         glue = b"" if not existing or existing.endswith(b"\n") else b"\n"
         atomic_write(attributes, existing + glue + line.encode() + b"\n")
-    scope = "--global" if global_ else "--local"
+    scope = "global" if global_ else "local"
     wanted = {
         f"merge.{name}.name": f"{config.changelog} resolver (changelog-tools)",
         f"merge.{name}.driver": driver_command(executable),
@@ -522,11 +510,7 @@ def install(
     }
     changed = False
     for key, value in wanted.items():
-        try:
-            current: str | None = repo.git("config", scope, "--get", key)
-        except GitError:  # `git config --get` exits 1 when the key is not set
-            current = None
-        if current != value:
-            repo.git("config", scope, key, value)
+        if repo.config_get(key, scope=scope) != value:
+            repo.config_set(key, value, scope=scope)
             changed = True
-    return Installed(attributes, line, not present, scope.lstrip("-"), wanted, changed)
+    return Installed(attributes, line, not present, scope, wanted, changed)

@@ -59,14 +59,10 @@ class GitTree:
 
     def paths(self, prefix: str = "") -> tuple[str, ...]:
         if not self._listed:
-            out = self.repo.git("ls-tree", "-r", "-z", "--full-tree", self.ref, strip=False)
-            for record in out.split("\0"):
-                meta, tab, name = record.partition("\t")
-                if tab and meta.split(" ")[1:2] == ["blob"]:
-                    mode, _kind, sha = meta.split(" ")
-                    self._listing[name] = _SYMLINK if mode == "120000" else sha
-                    if mode == "120000":
-                        self._links[name] = sha
+            for entry in self.repo.tree_entries(self.ref):
+                self._listing[entry.path] = _SYMLINK if entry.is_symlink else entry.sha
+                if entry.is_symlink:
+                    self._links[entry.path] = entry.sha
             self._listed.append(True)
         return tuple(sorted(p for p in self._listing if _under(p, prefix)))
 

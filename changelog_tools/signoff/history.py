@@ -46,17 +46,15 @@ def template_versions(
 
     A shallow checkout has only its last commit: then that is the only version.
     """
-    out = repo.git("log", "--format=%H%x00%cI%x00%s", ref, "--", path)
     versions: list[Version] = []
-    for line in reversed(out.splitlines()):
-        commit, date, subject = ([*line.split("\x00"), "", ""])[:3]
-        data = repo.read_blob(commit, path)
+    for change in reversed(repo.file_history(ref, path)):
+        data = repo.read_blob(change.commit, path)
         if data is None:
             continue
         text = data.decode("utf-8", errors="replace")
         parsed = parse_template(text, header=header) if header else parse_template(text)
         if parsed is not None:
-            versions.append(Version(commit, date, subject, parsed))
+            versions.append(Version(change.commit, change.date, change.subject, parsed))
     return tuple(versions)
 
 
