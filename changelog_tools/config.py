@@ -900,7 +900,14 @@ def load_config(explicit: Path | None = None, *, start: Path | None = None) -> C
         values = _read_options(explicit)
         if values is None:
             raise ConfigError(f"{explicit} has no [tool.{PYPROJECT_TABLE}] table")
-        return _build(values, explicit.parent, explicit)
+        root = explicit.parent
+        here = _git_top(start)
+        if here is not None and _git_top(root) != here:
+            # A file outside the repository the command runs in (a workflow's own, a trusted
+            # copy elsewhere) is the caller's: its paths name files of this repository, from
+            # its top, as the options document; its own directory is no part of the work tree.
+            root = here
+        return _build(values, root, explicit)
     found = find_config(start)
     if found is None:
         return _build({}, _repo_root(start), None)
@@ -988,10 +995,15 @@ def options_at_revision(
 
 
 def _repo_root(start: Path) -> Path:
+    return _git_top(start) or start
+
+
+def _git_top(start: Path) -> Path | None:
+    """The top of the git work tree holding ``start``; None outside one."""
     for directory in [start, *start.parents]:
         if (directory / ".git").exists():
             return directory
-    return start
+    return None
 
 
 def render_docs() -> str:

@@ -11,9 +11,12 @@ from changelog_tools.cli import printable
     ("text", "expected"),
     [
         # The Actions runner reads its output with .NET ReadLine: CR, LF and CRLF end a line.
-        ("x.yaml: bad \r::add-mask::s", "x.yaml: bad \r\u200b::add-mask::s"),
-        ("a\r\n::warning::x", "a\r\n\u200b::warning::x"),
-        ("a\r\t ::error::x", "a\r\t \u200b::error::x"),
+        # A CR is shown as an escape, so it ends no line; a line after LF is neutralised.
+        ("x.yaml: bad \r::add-mask::s", "x.yaml: bad \\x0d::add-mask::s"),
+        ("a\r\n::warning::x", "a\\x0d\n\u200b::warning::x"),
+        ("a\r\t ::error::x", "a\\x0d\\x09 ::error::x"),
+        # a terminal escape (an OSC 8 hyperlink, a C1 CSI) is shown, not obeyed
+        ("k\x1b]8;;http://x\x1b\\t\x9b2J", "k\\x1b]8;;http://x\\x1b\\t\\x9b2J"),
         # unchanged from before: LF, leading blanks, the first line
         ("::stop-commands::t", "\u200b::stop-commands::t"),
         ("a\n  ::warning::x", "a\n  \u200b::warning::x"),

@@ -129,10 +129,10 @@ def flow_printers() -> tuple[Callable[[str], None], Callable[[str], None] | None
     workflow command."""
     import sys
 
-    from changelog_tools.diagnostics import no_commands
+    from changelog_tools.diagnostics import no_commands, visible
 
     def progress(message: str) -> None:
-        click.echo(no_commands(message), err=True)
+        click.echo(no_commands(visible(message)), err=True)
 
     def live(text: str) -> None:
         click.echo(no_commands(text), err=True, nl=False)

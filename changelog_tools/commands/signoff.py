@@ -49,7 +49,11 @@ def signoff() -> None:
     """Verify CODEOWNER sign-offs on pull requests (see docs/signoff.md)."""
 
 
-@signoff.command("verify")
+# The whole first sentence: click cuts a derived summary at about 45 columns, mid-list.
+@signoff.command(
+    "verify",
+    short_help="Decide one verdict for a pull request's head: pass, rejected, pending or error.",
+)
 @click.option(
     "--pr",
     "pr_number",

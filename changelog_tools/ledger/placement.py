@@ -137,6 +137,25 @@ def parse_entries(
             line=errors[0].line if errors else None,
             details=errors,
         )
+    for ledger, which in ((base_ledger, f"the base ({base_label})"), (head_ledger, "the file")):
+        if ledger is None or ledger.loaded is None:
+            continue
+        total = len(ledger.loaded.value)
+        if len(ledger.blocks) != total:
+            # The YAML is a list, but not every item starts at column 0 with `- config-keys:`
+            # (a byte-order mark, another first field): entries that cannot be located cannot
+            # be matched with the other side's, and every one would count as new.
+            errors = [d for d in ledger.diagnostics if d.severity is dx.Severity.ERROR]
+            raise Refusal(
+                dx.NOT_AN_APPEND,
+                f"{which} cannot be split into entries ({len(ledger.blocks)} of "
+                f"{dx.counted(total, 'entry', 'entries')} located), so {so}; nothing was written",
+                path=path,
+                # a line of the base is not a line of the file the refusal names
+                line=errors[0].line if errors and ledger is head_ledger else None,
+                hint="`changelog-tools validate` on that version names what hides the entries",
+                details=errors,
+            )
     return base_ledger, head_ledger
 
 
