@@ -190,10 +190,14 @@ def read_base(
         relative = path.resolve().relative_to(repo.path.resolve()).as_posix()
     except ValueError:
         raise UsageError(f"{shown} is not inside the repository {repo.path}") from None
-    ref = base_ref or default_base(
-        repo, head="HEAD", main_branch=config.main_branch, remote=config.remote
+    # A revision the user names is resolved as `check` resolves it: an unknown one is the
+    # command line's fault (exit 2, with the hint to fetch it), not a failure of git.
+    ref = (
+        repo.user_commit(base_ref)
+        if base_ref
+        else default_base(repo, head="HEAD", main_branch=config.main_branch, remote=config.remote)
     )
-    return repo.read_blob(ref, relative), f"{relative}@{ref[:12] if base_ref is None else ref}"
+    return repo.read_blob(ref, relative), f"{relative}@{ref[:12] if base_ref is None else base_ref}"
 
 
 def fix_placement_file(
