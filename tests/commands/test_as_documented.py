@@ -252,3 +252,37 @@ def test_the_signoff_report_says_in_words_who_covers_each_path(signoff_world: ob
         f"  path {CHANGELOG}: CODEOWNERS line 1 (`*`); NOT COVERED: no valid sign-off by any "
         "code owner" in proc.stdout
     )
+
+
+# -- recover: --config outside the repository; --dry-run after a finished recovery -------------
+
+
+@pytest.fixture
+def lost(tmp_path: Path) -> Iterator[tuple[object, object]]:
+    from tests.recoverworld import lost_world
+
+    yield from lost_world(tmp_path)
+
+
+def test_recover_with_an_outside_configuration_and_a_dry_run_after_it_finished(
+    lost: tuple[object, object], tmp_path: Path
+) -> None:
+    from tests.mergeworld import World
+
+    w, _ = lost
+    assert isinstance(w, World)
+    outside = tmp_path / "workflow" / "recover.yaml"
+    outside.parent.mkdir()
+    shutil.copy(w.clone / ".changelog-tools.yaml", outside)
+    args = ("recover", "--pr", "1", "--config", str(outside))
+    planned = run_cli(*args, "--dry-run", cwd=w.clone, env=w.env, timeout=300)
+    assert planned.returncode == 0, planned.stdout + planned.stderr
+    appended = planned.stdout.split("  appended to the changelog:\n", 1)[1]
+    assert appended.lstrip().startswith("- config-keys:")
+    done = run_cli(*args, "--yes", cwd=w.clone, env=w.env, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "recovery PR #2 merged as" in done.stdout
+    again = run_cli(*args, "--dry-run", cwd=w.clone, env=w.env, timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "appended to the changelog:\n" not in again.stdout  # no heading over nothing
+    assert "  appended to the changelog: nothing (already on main)\n" in again.stdout
