@@ -227,8 +227,8 @@ def read_input(path: Path | str, shown: str | None = None, *, max_size: int | No
     label = shown or ("<stdin>" if str(path) == "-" else str(path))
     # `-` is standard input (a pipe, a file, a terminal), read with the same limit.
     source: Path | str | int = 0 if str(path) == "-" else path
-    if source != 0:
-        _refuse_named_pipe(source, label)
+    if str(path) != "-":
+        _refuse_named_pipe(path, label)
     try:
         with open(source, "rb", closefd=source != 0) as handle:
             st = os.fstat(handle.fileno())
