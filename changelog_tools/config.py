@@ -1018,7 +1018,9 @@ def render_docs() -> str:
         f"Put options in `{CONFIG_FILENAME}` at the repository root, or in "
         f"`[tool.{PYPROJECT_TABLE}]` of `pyproject.toml`. The nearest file found searching "
         "upward from the working directory (stopping at the repository root) is used; "
-        "`--config PATH` names one explicitly. Unknown options are errors, and every value "
+        "`--config PATH` names one explicitly (a file outside the repository is the "
+        "caller's own: its paths still name files from the repository's top). Unknown "
+        "options are errors, and every value "
         "is checked against the option's JSON Schema when the file is read: an error names "
         "the file, line and column (in `pyproject.toml`, the option).",
         "",

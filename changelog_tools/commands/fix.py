@@ -52,13 +52,16 @@ def fix(
       CL203  a near-miss pr-link in a new entry: canonical (its own or --pr's number), or
              the placeholder
 
-    What needs a human is refused and nothing is written (CL520): an existing entry changed
-    in meaning or deleted. Problems `fix` does not touch (a missing field, an unknown config
-    key) are listed after the repairs; run `check` again after committing.
+    What needs a human is refused and nothing is written: an existing entry changed in
+    meaning or deleted (CL520); a version whose entries cannot all be located, such as one
+    with a byte-order mark (CL506). The verdict is `check`'s on the file as written (config
+    keys aside); problems `fix` does not touch (a missing field, a link to another pull
+    request) are listed after the repairs.
 
     \b
-    Exit status: 0 repaired (or nothing to repair) and `check`'s rules pass, 1 refused, or
-    problems remain (or, with --dry-run, something would change), 2 usage error.
+    Exit status: 0 repaired (or nothing to repair) and `check`'s rules pass on the file as
+    written, 1 refused, or problems remain (or, with --dry-run, something would change),
+    2 usage error (nothing written).
     \b
     Examples:
       changelog-tools fix                      # against the merge-base with main
