@@ -147,7 +147,7 @@ def emit_outcome(outcome: Any, render: Callable[[Any], str], output_format: str)
 
         click.echo(json_text(outcome.to_json()), nl=False)
     else:
-        from changelog_tools.diagnostics import no_commands
+        from changelog_tools.diagnostics import no_commands, visible
 
-        click.echo(no_commands(render(outcome)), nl=False)
+        click.echo(no_commands(visible(render(outcome))), nl=False)
     return int(ExitCode.OK)

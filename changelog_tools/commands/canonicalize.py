@@ -145,7 +145,7 @@ def canonicalize(
             err=True,
         )
         if text:
-            click.echo(diff, nl=False)
+            click.echo(dx.visible(diff), nl=False)
         else:
             emit(report, output_format)
         return 1
@@ -212,7 +212,7 @@ def _fix_placement(
                    f"{'y' if len(result.moves) == 1 else 'ies'} (--check: nothing written)",
                    err=True)  # fmt: skip
         if text:
-            click.echo(diff, nl=False)
+            click.echo(dx.visible(diff), nl=False)
         else:
             emit(report, output_format)
         return 1

@@ -119,7 +119,7 @@ def resolve(
 
     def say(text: str) -> None:
         # The account is data: stdout, unless stdout carries the resolved file.
-        click.echo(dx.no_commands(text), err=to_stdout)
+        click.echo(dx.no_commands(dx.visible(text)), err=to_stdout)
 
     try:
         if file_mode:

@@ -127,6 +127,7 @@ def verify(
       changelog-tools signoff verify                       # inside GitHub Actions
       changelog-tools signoff verify --pr 2650 --dry-run --format json
     """
+    from changelog_tools.diagnostics import visible
     from changelog_tools.github.adapter import make_github
     from changelog_tools.gitrepo import open_repo
     from changelog_tools.signoff.render import render_json, render_markdown, render_text
@@ -164,5 +165,8 @@ def verify(
     elif dry_run:
         _progress("dry run: no comment, no status")
     renderer = {"text": render_text, "json": render_json, "markdown": render_markdown}
-    click.echo(renderer[output_format](verdict), nl=False)
+    shown = renderer[output_format](verdict)
+    # Paths, logins and comment text are the pull request's: shown, never obeyed (JSON
+    # escapes every control character already).
+    click.echo(shown if output_format == "json" else visible(shown), nl=False)
     return 0

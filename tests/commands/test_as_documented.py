@@ -286,3 +286,14 @@ def test_recover_with_an_outside_configuration_and_a_dry_run_after_it_finished(
     assert again.returncode == 0, again.stdout + again.stderr
     assert "appended to the changelog:\n" not in again.stdout  # no heading over nothing
     assert "  appended to the changelog: nothing (already on main)\n" in again.stdout
+
+
+def test_keys_shows_a_hostile_master_config_key_without_obeying_it(repo: Path) -> None:
+    # An OSC 8 hyperlink as a master-config key (YAML escapes, no raw byte in the file).
+    hostile = '"\\e]8;;https://evil.example/\\e\\\\k\\e]8;;\\e\\\\":\n  image: x\n'
+    master = repo / "configs" / "a-master.yaml"
+    master.write_text(master.read_text() + hostile)
+    proc = run_cli("keys", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stdout
+    assert "\\x1b]8;;https://evil.example/\\x1b\\k" in proc.stdout
