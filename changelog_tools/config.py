@@ -902,10 +902,10 @@ def load_config(explicit: Path | None = None, *, start: Path | None = None) -> C
             raise ConfigError(f"{explicit} has no [tool.{PYPROJECT_TABLE}] table")
         root = explicit.parent
         here = _git_top(start)
-        if here is not None and _git_top(root) != here:
-            # A file outside the repository the command runs in (a workflow's own, a trusted
-            # copy elsewhere) is the caller's: its paths name files of this repository, from
-            # its top, as the options document; its own directory is no part of the work tree.
+        if here is not None and _git_top(root) is None:
+            # A file outside any repository (a workflow's own, in a temporary directory) is
+            # the caller's: its paths name files of the repository the command runs in, from
+            # its top, as the options document; its own directory is no work tree at all.
             root = here
         return _build(values, root, explicit)
     found = find_config(start)
