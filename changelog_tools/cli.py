@@ -164,10 +164,11 @@ def cli() -> None:
       3  git or GitHub failed (after retries)
       4  a flow stopped safely; what it did remotely is printed, a re-run resumes
       70 internal error (a log file was saved)
+      130 interrupted (Ctrl-C, SIGINT)
 
     Run `changelog-tools COMMAND --help` for each command. With --format json, an error
-    (exit 2 or 3) is also one JSON object on stdout: {"schema-version", "error": {"code",
-    "message", ...}}.
+    (exit 2, 3, 70 or 130) is also one JSON object on stdout: {"schema-version", "error":
+    {"code", "message", ...}}.
 
     \b
     Shell completion (bash; zsh and fish likewise with zsh_source / fish_source):
@@ -213,7 +214,8 @@ def printable(text: str) -> str:
     The token is replaced in any case spelling (a server may echo it upper-cased), and a line
     that starts with ``::`` gets a zero-width space in front, so that the runner, which trims
     whitespace before it looks for ``::``, never reads it as a workflow command such as
-    ``::add-mask::`` or ``::stop-commands::``.
+    ``::add-mask::`` or ``::stop-commands::``; no control character (a terminal escape, a CR
+    that rewrites the line) is printed as itself.
     """
     import re
 
@@ -221,9 +223,9 @@ def printable(text: str) -> str:
         token = os.environ.get(name, "")
         if len(token) >= 8:
             text = re.sub(re.escape(token), "***", text, flags=re.IGNORECASE)
-    from changelog_tools.diagnostics import no_commands
+    from changelog_tools.diagnostics import no_commands, visible
 
-    return no_commands(text)
+    return no_commands(visible(text))
 
 
 def _json_requested(args: list[str]) -> bool:
@@ -252,6 +254,8 @@ def _error_code(exc: BaseException) -> str:
         (errors.AbortedError, "aborted"),
         (errors.DataError, "data"),
         (click.ClickException, "usage"),
+        (KeyboardInterrupt, "interrupted"),
+        (click.exceptions.Abort, "interrupted"),
     ):
         if isinstance(exc, cls):
             return code
@@ -277,11 +281,11 @@ def run(argv: list[str] | None = None) -> int:
     as_json = _json_requested(args)
     try:
         result: Any = cli.main(args=args, prog_name="changelog-tools", standalone_mode=False)
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, KeyboardInterrupt) as exc:
         click.echo("interrupted", err=True)
-        return int(ExitCode.INTERRUPTED)
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
+        if as_json:
+            # A step that parses stdout gets its error object for an interrupt too.
+            _print_json_error(args, exc, int(ExitCode.INTERRUPTED), "interrupted", None)
         return int(ExitCode.INTERRUPTED)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)

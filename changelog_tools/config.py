@@ -900,7 +900,14 @@ def load_config(explicit: Path | None = None, *, start: Path | None = None) -> C
         values = _read_options(explicit)
         if values is None:
             raise ConfigError(f"{explicit} has no [tool.{PYPROJECT_TABLE}] table")
-        return _build(values, explicit.parent, explicit)
+        root = explicit.parent
+        here = _git_top(start)
+        if here is not None and _git_top(root) is None:
+            # A file outside any repository (a workflow's own, in a temporary directory) is
+            # the caller's: its paths name files of the repository the command runs in, from
+            # its top, as the options document; its own directory is no work tree at all.
+            root = here
+        return _build(values, root, explicit)
     found = find_config(start)
     if found is None:
         return _build({}, _repo_root(start), None)
@@ -988,10 +995,15 @@ def options_at_revision(
 
 
 def _repo_root(start: Path) -> Path:
+    return _git_top(start) or start
+
+
+def _git_top(start: Path) -> Path | None:
+    """The top of the git work tree holding ``start``; None outside one."""
     for directory in [start, *start.parents]:
         if (directory / ".git").exists():
             return directory
-    return start
+    return None
 
 
 def render_docs() -> str:
@@ -1006,7 +1018,9 @@ def render_docs() -> str:
         f"Put options in `{CONFIG_FILENAME}` at the repository root, or in "
         f"`[tool.{PYPROJECT_TABLE}]` of `pyproject.toml`. The nearest file found searching "
         "upward from the working directory (stopping at the repository root) is used; "
-        "`--config PATH` names one explicitly. Unknown options are errors, and every value "
+        "`--config PATH` names one explicitly (a file outside the repository is the "
+        "caller's own: its paths still name files from the repository's top). Unknown "
+        "options are errors, and every value "
         "is checked against the option's JSON Schema when the file is read: an error names "
         "the file, line and column (in `pyproject.toml`, the option).",
         "",

@@ -473,6 +473,29 @@ def no_commands(text: str) -> str:
     return _COMMAND_LINE.sub("\\1\\2\u200b::", text)
 
 
+# Every control character but the newline: C0 (ESC starts CSI colours, OSC 8 hyperlinks and
+# title changes; CR rewrites the line shown), DEL, and C1 (U+009B is a one-character CSI on
+# some terminals). A message quotes what a pull request wrote (a YAML key, a link, a path), so
+# none of them may reach a terminal or a CI log as itself.
+_CONTROL_CHARS = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+
+
+def _shown_control(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character but the newline written as a ``\\xNN`` escape.
+
+    The one place output is made safe to show: every text and GitHub rendering, every error
+    line and every progress line goes through it. JSON output needs no more: every control
+    character there is a ``\\u`` escape already.
+    """
+    if _CONTROL_CHARS.search(text) is None:
+        return text
+    return _CONTROL_CHARS.sub(_shown_control, text)
+
+
 def render_text(report: Report) -> str:
     lines: list[str] = []
     for d in report.sorted():
@@ -482,7 +505,7 @@ def render_text(report: Report) -> str:
             lines.extend(f"    hint: {h}" for h in d.hint.splitlines())
     lines.extend(report.hidden_lines())
     lines.append(report.summary())
-    return no_commands("\n".join(lines) + "\n")
+    return no_commands(visible("\n".join(lines) + "\n"))
 
 
 def json_text(doc: Mapping[str, Any]) -> str:
@@ -556,7 +579,9 @@ def render_github(report: Report) -> str:
         lines.append(f"::{d.severity.value} {','.join(props)}::{_escape_data(message)}")
     lines.extend(report.hidden_lines())
     lines.append(report.summary())
-    return "\n".join(lines) + "\n"
+    # After the workflow-command escaping (which turns CR and LF into %0D/%0A): what is left
+    # of a control character is shown, not obeyed, by the runner's log viewer.
+    return visible("\n".join(lines) + "\n")
 
 
 RENDERERS: Mapping[str, Renderer] = {

@@ -193,6 +193,20 @@ def locked(path: Path, *, wait: float = LOCK_WAIT) -> Iterator[Path]:
             os.unlink(lock)
 
 
+def _refuse_named_pipe(path: Path | str, label: str) -> None:
+    """Refuse a named pipe (FIFO) on the file system, as the writers do: opening one waits for
+    a writer, forever when there is none. A pipe the shell hands over (`<(git show ...)`,
+    `/dev/stdin`) is a symbolic link to an open pipe and is read as usual."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return  # missing or unreadable: `open` says which, in the reader's one line
+    if stat.S_ISFIFO(mode):
+        raise UsageError(
+            f"{label}: is a named pipe (FIFO), not a file; pipe its contents to `-` instead"
+        )
+
+
 class TooLarge(DataError):
     """An input is larger than ``max-file-size``; it was not read (past the limit)."""
 
@@ -213,6 +227,8 @@ def read_input(path: Path | str, shown: str | None = None, *, max_size: int | No
     label = shown or ("<stdin>" if str(path) == "-" else str(path))
     # `-` is standard input (a pipe, a file, a terminal), read with the same limit.
     source: Path | str | int = 0 if str(path) == "-" else path
+    if str(path) != "-":
+        _refuse_named_pipe(path, label)
     try:
         with open(source, "rb", closefd=source != 0) as handle:
             st = os.fstat(handle.fileno())

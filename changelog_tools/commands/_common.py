@@ -129,10 +129,10 @@ def flow_printers() -> tuple[Callable[[str], None], Callable[[str], None] | None
     workflow command."""
     import sys
 
-    from changelog_tools.diagnostics import no_commands
+    from changelog_tools.diagnostics import no_commands, visible
 
     def progress(message: str) -> None:
-        click.echo(no_commands(message), err=True)
+        click.echo(no_commands(visible(message)), err=True)
 
     def live(text: str) -> None:
         click.echo(no_commands(text), err=True, nl=False)
@@ -147,7 +147,7 @@ def emit_outcome(outcome: Any, render: Callable[[Any], str], output_format: str)
 
         click.echo(json_text(outcome.to_json()), nl=False)
     else:
-        from changelog_tools.diagnostics import no_commands
+        from changelog_tools.diagnostics import no_commands, visible
 
-        click.echo(no_commands(render(outcome)), nl=False)
+        click.echo(no_commands(visible(render(outcome))), nl=False)
     return int(ExitCode.OK)

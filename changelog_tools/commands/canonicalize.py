@@ -11,14 +11,16 @@ from changelog_tools.config import Config
 
 
 @click.command()
-@click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument(
+    "path", required=False, type=click.Path(dir_okay=False, readable=False, path_type=Path)
+)
 @click.option("--pr", "--pr-number", "pr", type=PR_NUMBER,
               metavar="N", help="The pull request whose link replaces the placeholders "
               "(required, except with --fix-placement).")  # fmt: skip
 @click.option("--base-ref", metavar="REF",
               help="What the change is against (default: merge-base of HEAD and the main "
               "branch).")  # fmt: skip
-@click.option("--base-file", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
+@click.option("--base-file", type=click.Path(dir_okay=False, readable=False, path_type=Path), metavar="PATH",
               help="Read the base version from a file instead of git.")  # fmt: skip
 @click.option("--repo", "repository", metavar="OWNER/NAME",
               help="Repository of the canonical link (default: the `repository` option).")  # fmt: skip
@@ -143,7 +145,7 @@ def canonicalize(
             err=True,
         )
         if text:
-            click.echo(diff, nl=False)
+            click.echo(dx.visible(diff), nl=False)
         else:
             emit(report, output_format)
         return 1
@@ -210,7 +212,7 @@ def _fix_placement(
                    f"{'y' if len(result.moves) == 1 else 'ies'} (--check: nothing written)",
                    err=True)  # fmt: skip
         if text:
-            click.echo(diff, nl=False)
+            click.echo(dx.visible(diff), nl=False)
         else:
             emit(report, output_format)
         return 1

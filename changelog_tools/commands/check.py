@@ -97,8 +97,8 @@ def check(
     gh-readonly-queue/<branch>/pr-N-<sha> ref). Otherwise local mode.
 
     \b
-    Exit status: 0 ok (warnings allowed), 1 a rule failed, 2 usage or configuration error,
-    3 git failed.
+    Exit status: 0 ok (warnings allowed), 1 a rule failed, 2 usage or configuration error
+    (an unknown revision included), 3 git failed.
     \b
     --all-evals/--evals-only (the flags of InferenceX's validate_perf_changelog.py) do not
     change the verdict; they are recorded under `modifiers` in the JSON result so the step that
@@ -118,8 +118,10 @@ def check(
     if main_mode and local_mode:
         raise UsageError("--main and --local are mutually exclusive")
     mode = "main" if main_mode else "local" if local_mode else None
-    if pr is not None and mode is not None:
-        raise UsageError(f"--pr cannot be combined with --{mode}")
+    # --main --pr N is main mode with the landing PR known (a merge queue): its new entries
+    # must link pull N. Only local mode takes no number.
+    if pr is not None and mode == "local":
+        raise UsageError("--pr cannot be combined with --local")
     request = Request(
         mode=mode,
         pr=pr,

@@ -11,11 +11,13 @@ from changelog_tools.config import Config
 
 
 @click.command()
-@click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument(
+    "path", required=False, type=click.Path(dir_okay=False, readable=False, path_type=Path)
+)
 @click.option("--base-ref", metavar="REF",
               help="What the change is against (default: merge-base of HEAD and the main "
               "branch).")  # fmt: skip
-@click.option("--base-file", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
+@click.option("--base-file", type=click.Path(dir_okay=False, readable=False, path_type=Path), metavar="PATH",
               help="Read the base version from a file instead of git.")  # fmt: skip
 @click.option("--pr", "--pr-number", "pr", type=PR_NUMBER, metavar="N",
               help="This pull request's number: a near-miss pr-link with no usable number "
@@ -50,13 +52,16 @@ def fix(
       CL203  a near-miss pr-link in a new entry: canonical (its own or --pr's number), or
              the placeholder
 
-    What needs a human is refused and nothing is written (CL520): an existing entry changed
-    in meaning or deleted. Problems `fix` does not touch (a missing field, an unknown config
-    key) are listed after the repairs; run `check` again after committing.
+    What needs a human is refused and nothing is written: an existing entry changed in
+    meaning or deleted (CL520); a version whose entries cannot all be located, such as one
+    with a byte-order mark (CL506). The verdict is `check`'s on the file as written (config
+    keys aside); problems `fix` does not touch (a missing field, a link to another pull
+    request) are listed after the repairs.
 
     \b
-    Exit status: 0 repaired (or nothing to repair) and `check`'s rules pass, 1 refused, or
-    problems remain (or, with --dry-run, something would change), 2 usage error.
+    Exit status: 0 repaired (or nothing to repair) and `check`'s rules pass on the file as
+    written, 1 refused, or problems remain (or, with --dry-run, something would change),
+    2 usage error (nothing written).
     \b
     Examples:
       changelog-tools fix                      # against the merge-base with main
@@ -77,6 +82,11 @@ def fix(
     shown = display_path(target, config)
     report = dx.Report(command="fix", subject=shown)
     text = output_format == "text"
+    mode = "pr" if pr is not None else "local"
+
+    def verdict(data: bytes) -> tuple[dx.Diagnostic, ...]:
+        return verify(base, data, config=config, mode=mode, pr=pr, path=shown, base_label=label)
+
     with contextlib.nullcontext(target) if dry_run else locked(target) as writable:
         head = read_input(writable, shown, max_size=config.max_file_size)
         base, label = read_base(
@@ -88,11 +98,17 @@ def fix(
             report.extend(refusal.diagnostics)
             report.data.update({"file": shown, "base": label, "written": False, "repairs": []})
             return emit(report, output_format)
+        # The verdict is computed before anything is written, so a command that fails (a
+        # usage error in the check itself) has written nothing...
+        remaining = verdict(fixed.data)
         written = fixed.changed and not dry_run
         if written:
             atomic_write(writable, fixed.data)
-    mode = "pr" if pr is not None else "local"
-    remaining = verify(base, fixed.data, config=config, mode=mode, path=shown, base_label=label)
+            # ...and it is the verdict on the file as written: read back, checked again
+            # should the bytes on disk be other than the ones checked.
+            on_disk = read_input(writable, shown, max_size=config.max_file_size)
+            if on_disk != fixed.data:
+                remaining = verdict(on_disk)
     report.extend(remaining)
     diff = unified_diff(head, fixed.data, shown) if fixed.changed else ""
     report.data.update(
@@ -100,6 +116,8 @@ def fix(
             "file": shown,
             "base": label,
             "written": written,
+            # what the verdict is on: the file as written, as it was, or as it would be
+            "checked": "written" if written else "would-write" if fixed.changed else "unchanged",
             "repairs": [r.as_json() for r in fixed.repairs],
             **({"diff": diff} if show_diff else {}),
         }
@@ -108,21 +126,21 @@ def fix(
     if text:
         for r in fixed.repairs:
             where = f"{shown}:{r.line}" if r.line else shown
-            click.echo(f"{where}: {r.code} {verb}: {r.message}")
+            click.echo(dx.visible(f"{where}: {r.code} {verb}: {r.message}"))
         if show_diff and diff:
-            click.echo(diff, nl=False)
+            click.echo(dx.visible(diff), nl=False)
     if not fixed.changed:
-        click.echo(f"fix: {shown}: nothing to repair", err=True)
+        click.echo(f"fix: {dx.visible(shown)}: nothing to repair", err=True)
     elif dry_run:
         click.echo(
-            f"fix: {shown}: {dx.counted(len(fixed.repairs), 'repair', 'repairs')} would be "
-            "made (--dry-run: nothing written)",
+            f"fix: {dx.visible(shown)}: {dx.counted(len(fixed.repairs), 'repair', 'repairs')} "
+            "would be made (--dry-run: nothing written)",
             err=True,
         )
     else:
         click.echo(
-            f"fix: {shown}: {dx.counted(len(fixed.repairs), 'repair', 'repairs')} written "
-            "atomically",
+            f"fix: {dx.visible(shown)}: {dx.counted(len(fixed.repairs), 'repair', 'repairs')} "
+            "written atomically",
             err=True,
         )
     code = emit(report, output_format)

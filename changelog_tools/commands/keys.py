@@ -41,6 +41,7 @@ def keys(
       changelog-tools keys --ref origin/main llama70b-fp8-gpu-b-vllm
       changelog-tools keys --format json
     """
+    from changelog_tools import diagnostics as dx
     from changelog_tools.errors import UsageError
     from changelog_tools.ledger import masterconfig as mc
     from changelog_tools.ledger.check import display_path
@@ -68,8 +69,9 @@ def keys(
     if output_format == "text":
         for row in report.data["patterns"]:
             for m in row["matches"]:
-                prefix = f"{row['pattern']}\t" if patterns else ""
-                click.echo(f"{prefix}{m['key']}\t{m['path']}:{m['line']}")
+                # Keys and patterns are a pull request's text: shown, never obeyed.
+                prefix = f"{dx.visible(row['pattern'])}\t" if patterns else ""
+                click.echo(f"{prefix}{dx.visible(m['key'])}\t{dx.visible(m['path'])}:{m['line']}")
         if report.ok:
             return 0
     return emit(report, output_format)

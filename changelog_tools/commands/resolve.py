@@ -11,7 +11,9 @@ from changelog_tools.config import Config
 
 
 @click.command()
-@click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument(
+    "path", required=False, type=click.Path(dir_okay=False, readable=False, path_type=Path)
+)
 @click.option("--pr", "--pr-number", "pr", type=PR_NUMBER, metavar="N",
               help="Replace placeholder pr-links of the PR's entries with PR N's link (and "
               "check the result in main mode).")  # fmt: skip
@@ -22,11 +24,11 @@ from changelog_tools.config import Config
               help="Repository of the canonical link (default: the `repository` option).")  # fmt: skip
 @click.option("--pr-side", type=click.Choice(["ours", "theirs"]),
               help="Which git side is the pull request (default: detected; see below).")  # fmt: skip
-@click.option("--base-file", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
+@click.option("--base-file", type=click.Path(dir_okay=False, readable=False, path_type=Path), metavar="PATH",
               help="File mode: the merge-base version (empty file: none).")  # fmt: skip
-@click.option("--pr-file", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
+@click.option("--pr-file", type=click.Path(dir_okay=False, readable=False, path_type=Path), metavar="PATH",
               help="File mode: the pull request's version.")  # fmt: skip
-@click.option("--main-file", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
+@click.option("--main-file", type=click.Path(dir_okay=False, readable=False, path_type=Path), metavar="PATH",
               help="File mode: main's version.")  # fmt: skip
 @click.option("-o", "--output", metavar="PATH|-",
               help="Where to write the result; `-` for stdout (default in index mode: the "
@@ -117,7 +119,7 @@ def resolve(
 
     def say(text: str) -> None:
         # The account is data: stdout, unless stdout carries the resolved file.
-        click.echo(dx.no_commands(text), err=to_stdout)
+        click.echo(dx.no_commands(dx.visible(text)), err=to_stdout)
 
     try:
         if file_mode:

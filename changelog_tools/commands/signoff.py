@@ -50,7 +50,11 @@ def signoff() -> None:
     """Verify CODEOWNER sign-offs on pull requests (see docs/signoff.md)."""
 
 
-@signoff.command("verify")
+# The whole first sentence: click cuts a derived summary at about 45 columns, mid-list.
+@signoff.command(
+    "verify",
+    short_help="Decide one verdict for a pull request's head: pass, rejected, pending or error.",
+)
 @click.option(
     "--pr",
     "pr_number",
@@ -126,6 +130,7 @@ def verify(
       changelog-tools signoff verify                       # inside GitHub Actions
       changelog-tools signoff verify --pr 5 --dry-run --format json
     """
+    from changelog_tools.diagnostics import visible
     from changelog_tools.github.adapter import make_github
     from changelog_tools.gitrepo import open_repo
     from changelog_tools.signoff.render import render_json, render_markdown, render_text
@@ -163,7 +168,10 @@ def verify(
     elif dry_run:
         _progress("dry run: no comment, no status")
     renderer = {"text": render_text, "json": render_json, "markdown": render_markdown}
-    click.echo(renderer[output_format](verdict), nl=False)
+    shown = renderer[output_format](verdict)
+    # Paths, logins and comment text are the pull request's: shown, never obeyed (JSON
+    # escapes every control character already).
+    click.echo(shown if output_format == "json" else visible(shown), nl=False)
     return 0
 
 

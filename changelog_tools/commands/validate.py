@@ -12,7 +12,9 @@ from changelog_tools.ledger.validate import validate_file
 
 
 @click.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+# Not readable=True: an unreadable file gets the same one-line error as a missing one,
+# from the reader, not click's three-line "Invalid value".
+@click.argument("paths", nargs=-1, type=click.Path(readable=False, path_type=Path))
 @format_option
 @config_option
 def validate(paths: tuple[Path, ...], output_format: str, config: Config) -> int:

@@ -159,8 +159,12 @@ def render_outcome(outcome: RecoverOutcome) -> str:
     for step in p.steps:
         mark = "done" if step.done else ("plan" if outcome.dry_run else "    ")
         lines.append(f"    [{mark}] {step.name}: {step.text}")
-    lines.append("  appended to the changelog:")
-    lines.extend(f"    {line}".rstrip() for line in p.appended.splitlines())
+    if p.appended:
+        lines.append("  appended to the changelog:")
+        lines.extend(f"    {line}".rstrip() for line in p.appended.splitlines())
+    else:
+        # A recovery already merged (or whose entry is on main) appends nothing more.
+        lines.append("  appended to the changelog: nothing (already on main)")
     if outcome.dry_run:
         lines.append("dry run: nothing was pushed, opened, labelled, posted or merged")
         return "\n".join(lines) + "\n"

@@ -91,6 +91,7 @@ def _byte_rule(
     pos = raw.find(needle)
     count = 0
     last_line = -1
+    first_untold: int | None = None
     line, counted = 1 + line_offset, 0
     while pos != -1:
         line_start = raw.rfind(b"\n", 0, pos) + 1
@@ -100,6 +101,8 @@ def _byte_rule(
         if line != last_line:
             count += 1
             last_line = line
+            if count == MAX_REPORTS_PER_RULE + 1:
+                first_untold = line
             if count <= MAX_REPORTS_PER_RULE:
                 column = len(raw[line_start:pos].decode("utf-8", "replace")) + 1
                 out.append(
@@ -108,11 +111,13 @@ def _byte_rule(
         pos = raw.find(needle, pos + 1)
     if count > MAX_REPORTS_PER_RULE:
         out.append(
+            # At the first line it counts: reports sort by line, and a summary without one
+            # would come before the lines it follows.
             dx.error(
                 code,
-                f"{what} on {count - MAX_REPORTS_PER_RULE} more lines",
+                f"{what} on {count - MAX_REPORTS_PER_RULE} more lines (from line {first_untold})",
                 path,
-                None,
+                first_untold,
                 None,
             )
         )
@@ -142,6 +147,7 @@ def _control_rule(
     if text is not None and _CONTROL_TEXT_RE.search(text) is None:
         return out
     line, counted, last_line, count = 1 + line_offset, 0, -1, 0
+    first_untold = 0
     for match in _CONTROL_RE.finditer(raw):
         pos = match.start()
         line += raw.count(b"\n", counted, pos)
@@ -150,6 +156,8 @@ def _control_rule(
             continue
         last_line = line
         count += 1
+        if count == MAX_REPORTS_PER_RULE + 1:
+            first_untold = line
         if count > MAX_REPORTS_PER_RULE:
             continue
         char = ord(match.group().decode("utf-8"))
@@ -173,8 +181,9 @@ def _control_rule(
             dx.error(
                 dx.CONTROL_CHARACTER,
                 f"control characters or line separators on {count - MAX_REPORTS_PER_RULE} more "
-                "lines",
+                f"lines (from line {first_untold})",
                 path,
+                first_untold,
             )
         )
     return out

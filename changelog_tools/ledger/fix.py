@@ -120,7 +120,22 @@ def fix_change(
         )
     data, repairs = _rebuild(history, head, new, base_blocks, head_ledger.blocks, path)
     data, link_repairs = _fix_links(data, len(base_blocks), config=config, path=path, pr=pr)
-    return Fixed(data, (*repairs, *link_repairs) if data != head else ())
+    if data == head:
+        return Fixed(head, ())
+    done = (*repairs, *link_repairs)
+    if not done:
+        # Every byte `fix` writes differently is a repair it names: a rewrite it cannot
+        # explain would be reported as "nothing to repair" while the file on disk stays as
+        # `check` rejects it.
+        line = first_difference_line(head, data)
+        done = (
+            Repair(
+                dx.HISTORY_BYTES_CHANGED,
+                f"restored the base's bytes from line {line} (the change had altered them)",
+                line,
+            ),
+        )
+    return Fixed(data, done)
 
 
 def _rebuild(
@@ -136,7 +151,7 @@ def _rebuild(
     new_ids = {b.index for b in new}
     last_old = max((b.index for b in head_blocks if b.index not in new_ids), default=-1)
     kept = apply_splices(head, [Splice(b.start, b.end, b"") for b in new])
-    # Blank lines after the last existing entry are the separator (CL108), not history.
+    # Blank lines after the last existing entry are the separator (CL108), not history...
     if base_blocks and kept.rstrip(_BLANK) != history.rstrip(_BLANK):
         line = first_difference_line(history, kept)
         repairs.append(
@@ -144,6 +159,18 @@ def _rebuild(
                 dx.HISTORY_BYTES_CHANGED,
                 f"restored the existing entries' bytes from the base (they differed from line "
                 f"{line}; their meaning did not)",
+                line,
+            )
+        )
+    elif base_blocks and not kept.startswith(history):
+        # ...unless they are the base's own: empty lines at the end of the base are history's
+        # bytes, and a change that trims them fails `check` (CL105) like any other edit.
+        line = history.rstrip(_BLANK).count(b"\n") + 2  # the first of them, in the result
+        repairs.append(
+            Repair(
+                dx.HISTORY_BYTES_CHANGED,
+                f"restored the base's empty lines after its last entry (from line {line}; the "
+                "change had removed them)",
                 line,
             )
         )

@@ -52,12 +52,14 @@ def verify(
     mode: str,
     path: str,
     base_label: str,
+    pr: int | None = None,
 ) -> tuple[dx.Diagnostic, ...]:
-    """Every finding of `check` on ``base`` -> ``head`` (config keys not cross-checked)."""
+    """Every finding of `check` on ``base`` -> ``head`` (config keys not cross-checked);
+    ``pr`` is the pull request's number in pull-request mode (and main mode may name one)."""
     from changelog_tools.ledger.check import check_change
 
     result = check_change(
-        base=base, head=head, config=config, mode=mode, path=path, base_label=base_label
+        base=base, head=head, config=config, mode=mode, pr=pr, path=path, base_label=base_label
     )
     return tuple(result.report.diagnostics)
 

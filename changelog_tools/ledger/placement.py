@@ -137,6 +137,25 @@ def parse_entries(
             line=errors[0].line if errors else None,
             details=errors,
         )
+    for ledger, which in ((base_ledger, f"the base ({base_label})"), (head_ledger, "the file")):
+        if ledger is None or ledger.loaded is None:
+            continue
+        total = len(ledger.loaded.value)
+        if len(ledger.blocks) != total:
+            # The YAML is a list, but not every item starts at column 0 with `- config-keys:`
+            # (a byte-order mark, another first field): entries that cannot be located cannot
+            # be matched with the other side's, and every one would count as new.
+            errors = [d for d in ledger.diagnostics if d.severity is dx.Severity.ERROR]
+            raise Refusal(
+                dx.NOT_AN_APPEND,
+                f"{which} cannot be split into entries ({len(ledger.blocks)} of "
+                f"{dx.counted(total, 'entry', 'entries')} located), so {so}; nothing was written",
+                path=path,
+                # a line of the base is not a line of the file the refusal names
+                line=errors[0].line if errors and ledger is head_ledger else None,
+                hint="`changelog-tools validate` on that version names what hides the entries",
+                details=errors,
+            )
     return base_ledger, head_ledger
 
 
@@ -171,10 +190,14 @@ def read_base(
         relative = path.resolve().relative_to(repo.path.resolve()).as_posix()
     except ValueError:
         raise UsageError(f"{shown} is not inside the repository {repo.path}") from None
-    ref = base_ref or default_base(
-        repo, head="HEAD", main_branch=config.main_branch, remote=config.remote
+    # A revision the user names is resolved as `check` resolves it: an unknown one is the
+    # command line's fault (exit 2, with the hint to fetch it), not a failure of git.
+    ref = (
+        repo.user_commit(base_ref)
+        if base_ref
+        else default_base(repo, head="HEAD", main_branch=config.main_branch, remote=config.remote)
     )
-    return repo.read_blob(ref, relative), f"{relative}@{ref[:12] if base_ref is None else ref}"
+    return repo.read_blob(ref, relative), f"{relative}@{ref[:12] if base_ref is None else base_ref}"
 
 
 def fix_placement_file(

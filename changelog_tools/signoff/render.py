@@ -136,6 +136,22 @@ def _render_markdown(verdict: Verdict, *, rows: int | None, with_json: bool) -> 
     return "\n".join(out) + "\n"
 
 
+def _coverage_words(row: dict[str, Any]) -> str:
+    """Which CODEOWNERS line decides a path and whose sign-off covers it, in words: a bare
+    "-> NOBODY" read as "the path has no owner" when it means "no valid sign-off covers it"."""
+    owners = " ".join(row.get("owners") or [])
+    if row.get("line"):
+        rule = f"CODEOWNERS line {row['line']} (`{row['pattern']}`"
+        rule += f" {owners})" if owners and not row.get("any-codeowner") else ")"
+    else:
+        rule = "no CODEOWNERS line"
+    who = "any code owner" if row.get("any-codeowner") or not owners else f"one of {owners}"
+    covered = row.get("covered-by") or []
+    if covered:
+        return f"{rule}; covered by the sign-off of {', '.join(covered)}"
+    return f"{rule}; NOT COVERED: no valid sign-off by {who}"
+
+
 def render_text(verdict: Verdict) -> str:
     # a rejection's summary already starts with REJECTED: say it once
     said = verdict.summary.upper().startswith(verdict.verdict.upper())
@@ -149,8 +165,7 @@ def render_text(verdict: Verdict) -> str:
         state = "valid" if s.valid else "not counted: " + "; ".join(s.why_not)
         lines.append(f"  sign-off {s.kind} {s.id} by {s.author}: {state}")
     for row in verdict.details.get("coverage") or []:
-        by = ", ".join(row["covered-by"]) or "NOBODY"
-        lines.append(f"  path {row['path']}: line {row['line']} -> {by}")
+        lines.append(f"  path {row['path']}: {_coverage_words(row)}")
     for sk in verdict.details.get("codeowners-skipped") or []:
         lines.append(f"  warning: CODEOWNERS line {sk['line']} ignored: {sk['reason']}")
     for item in verdict.details.get("checklist-report") or []:

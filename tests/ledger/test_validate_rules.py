@@ -223,7 +223,8 @@ def test_many_occurrences_of_one_byte_rule_are_capped_with_a_count() -> None:
     raw = GOOD.replace(b"\n", b"\r\n")
     crs = [d for d in parse_ledger(raw, path="p.yaml").diagnostics if d.code == dx.CARRIAGE_RETURN]
     assert len(crs) == 11
-    assert crs[-1].message == "carriage return (CR) on 3 more lines"
+    assert crs[-1].message == "carriage return (CR) on 3 more lines (from line 11)"
+    assert crs[-1].line == 11  # sorted after the ten lines it follows
 
 
 def test_an_alias_bomb_is_rejected_at_the_first_anchor_quickly() -> None:
