@@ -42,8 +42,9 @@ from typing import Any
 QUOTED, CODE, STRUCK, HIDDEN, NOT_VISIBLE = "quoted", "code", "struck", "hidden", "not visible"
 REASONS = (QUOTED, CODE, STRUCK, HIDDEN, NOT_VISIBLE)
 
-# GitHub's comment extensions but tagfilter: it only escapes tags (<script>, <style>, ...) that
-# GitHub's sanitizer then removes with their content; read as removed, never as shown text.
+# GitHub's comment extensions but tagfilter: it writes <script>, <style>, <textarea> and the like
+# as text; they are read as removed with their content instead (see _HTML_REASONS), so a sign-off
+# inside one never counts, whichever way a page shows it.
 _EXTENSIONS = ("table", "strikethrough", "autolink", "tasklist")
 
 # HTML elements and why their text is not the author's own visible text.
@@ -329,10 +330,12 @@ class _Walk:
                     self.item = None
                 self.collect.add(self.line, piece, reason, kind)
 
-    def attribute(self, key: str, value: str, reason: tuple[str, str]) -> None:
+    def attribute(self, value: str, reason: tuple[str, str]) -> None:
         for index, piece in enumerate(value.split("\n")):
             if index:
                 self.line += 1
+            elif piece:
+                self.resync(piece)  # a tag of raw HTML has no line of its own
             self.collect.add(self.line, piece, reason, TEXT)
 
     def element(self, node: Any, reason: tuple[str, str] | None, kind: str) -> None:
@@ -361,9 +364,9 @@ class _Walk:
                 reason = _HTML_REASONS[name]
         for key, value in attrib.items():
             if name == "img" and key == "alt":
-                self.attribute(key, value, reason or (NOT_VISIBLE, "an image's alt text"))
+                self.attribute(value, reason or (NOT_VISIBLE, "an image's alt text"))
             elif key not in _OWN_ATTRIBUTES and not key.startswith("data-footnote"):
-                self.attribute(key, value, reason or (NOT_VISIBLE, f"in the attribute {key!r}"))
+                self.attribute(value, reason or (NOT_VISIBLE, f"in the attribute {key!r}"))
         depth, item = self.depth, self.item
         if position is not None and name in ("ul", "ol"):
             self.depth += 1
@@ -376,8 +379,9 @@ class _Walk:
         cells = 0
         for child in node:
             if child.tag in ("th", "td"):
-                if cells:  # a row's cells are read apart
-                    self.collect.add(self.line, " ", reason, TEXT)
+                cell = _SOURCEPOS.fullmatch(child.get("data-sourcepos", ""))
+                if cells and cell is not None:  # a row's cells are read apart
+                    self.collect.add(int(cell.group(1)), " ", reason, TEXT)
                 cells += 1
             self.element(child, reason, kind)
             self.text(child.tail, reason, kind)
@@ -386,9 +390,8 @@ class _Walk:
         self.depth = depth
         if position is not None and name == "li":
             self.item = item
-        if position is not None:
-            self.line = max(self.line, int(position.group(2)))
-            self.end = saved_end
+        if position is not None:  # what follows a block starts after its last line
+            self.line, self.end = int(position.group(2)), saved_end
 
     def _bullet(self, node: Any) -> str | None:
         """A list item's bullet (and box, indented by nesting), when it starts with text."""

@@ -225,3 +225,18 @@ def test_links_keep_their_destination_for_the_evidence_checks() -> None:
     assert found is not None
     assert found.detail == "[recipe PR](https://github.com/o/r/pull/42)"
     assert found.items[0].notes == ("see [the run](https://example.invalid/runs/1)",)
+
+
+def test_raw_html_blocks_after_other_blocks_name_their_lines() -> None:
+    # raw HTML blocks carry no source position of their own: their lines are counted on from
+    # the block before and found again in the source
+    body = (
+        "| a | b |\n| - | - |\n| c | d |\n\n<!-- a note -->\n\n<details><summary>log</summary>\n\n"
+        f'long log\n\n</details>\n\n<img alt="{HEADER}" src="/x.png">\n- [x] one'
+    )
+    shown = rendered.read(body)
+    assert dict(shown.lines) == {1: "a b", 3: "c d", 7: "log", 9: "long log", 14: "- [x] one"}
+    assert [(p.line, p.why, p.detail) for p in shown.ignored] == [
+        (5, "hidden", "in an HTML comment"),
+        (13, "not visible", "an image's alt text"),
+    ]
