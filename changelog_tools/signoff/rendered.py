@@ -2,9 +2,10 @@
 
 GitHub renders a comment with cmark-gfm (its fork of cmark, with the table, strikethrough,
 autolink, tagfilter, tasklist and footnote extensions), passes the raw HTML in it through a
-sanitizer and hands the result to a browser. This module does the same with the same parser
-(PyPI ``cmarkgfm``) and, when the body holds raw HTML, an HTML5 parser (``html5lib``), so that
-what counts as the author's own words is what a reader sees:
+sanitizer and hands the result to a browser. This module does the same with the same renderer
+(PyPI ``cmarkgfm``, through its public HTML renderer only) and, when the body holds raw HTML, an
+HTML5 parser (``html5lib``) over the whole page, so that what counts as the author's own words
+is what a reader sees:
 
 * not shown as the author's own text: a quote (Markdown ``>`` or ``<blockquote>``/``<q>``), code
   (fenced, indented, a code span that is all of its line, ``<pre>``/``<code>``/``<kbd>``/
@@ -21,29 +22,30 @@ Raw HTML is read as a browser reads it: a ``<s>`` or ``<blockquote>`` left open 
 what follows it, in later paragraphs too. An inline code span inside a line (a template item
 naming ```append-only: true```, ``Signed: `login```) is part of that line's text.
 
-Line numbers: cmark-gfm gives each block its source lines; inside a paragraph a line is counted
-from its start through soft and hard breaks (the inline positions cmark-gfm reports are off after
-a hard break or a link title over several lines). They only name lines in messages: what is
-visible is decided by the tree, never by a line's position.
+Line numbers: cmark-gfm gives each block its source lines (``data-sourcepos``); inside a block a
+line is counted from its start through soft and hard breaks, and where the rendering drops a
+newline (a code span, a tag or a link title over lines) the text after it is found again in the
+block's source lines. They only name lines in messages: what is visible is decided by the tree,
+never by a line's position.
 """
 
 from __future__ import annotations
 
-import ctypes
-import html
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from html.parser import HTMLParser
 from typing import Any
 
 # Why a piece of text is not the author's own visible text.
 QUOTED, CODE, STRUCK, HIDDEN, NOT_VISIBLE = "quoted", "code", "struck", "hidden", "not visible"
 REASONS = (QUOTED, CODE, STRUCK, HIDDEN, NOT_VISIBLE)
 
-_EXTENSIONS = ("table", "strikethrough", "autolink", "tagfilter", "tasklist")
-_NS = "{http://commonmark.org/xml/1.0}"
+# GitHub's comment extensions but tagfilter: it writes <script>, <style>, <textarea> and the like
+# as text; they are read as removed with their content instead (see _HTML_REASONS), so a sign-off
+# inside one never counts, whichever way a page shows it.
+_EXTENSIONS = ("table", "strikethrough", "autolink", "tasklist")
 
 # HTML elements and why their text is not the author's own visible text.
 _HTML_REASONS = {
@@ -82,23 +84,6 @@ _HTML_REASONS = {
 _INLINE_CODE = frozenset({"code", "kbd", "samp", "tt"})
 # Kinds of own visible text (see _Collect).
 TEXT, MARKUP = "text", "markup"
-# The Markdown nodes that hide their text, and why (the rest are shown or hold other nodes).
-_MD_REASONS = {
-    "block_quote": (QUOTED, "in a quote"),
-    "code_block": (CODE, "in a code block"),
-    "strikethrough": (STRUCK, "struck through"),
-    "image": (NOT_VISIBLE, "an image's alt text"),
-}
-
-# Line markers carried through the HTML5 parser: one private-use character per line number,
-# placed right before text so it never changes how the HTML around it is parsed. Private-use
-# characters in the body itself are replaced first (see read), so every marker is ours.
-_MARK_BASE = 0xF0000
-_MARK_LAST = 0xFFFFD
-_MARK_RE = re.compile("([\U000f0000-\U000ffffd])")
-_PRIVATE_RE = re.compile("[\ue000-\uf8ff\U000f0000-\U0010ffff]")
-# Characters XML 1.0 cannot carry; cmark-gfm writes them into its XML as they are.
-_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _FENCE_LINE = re.compile(r"^[ \t>]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)*(`{3,}|~{3,})")
 
 
@@ -153,14 +138,11 @@ def source_lines(body: str) -> list[str]:
 def read(body: str) -> Shown:
     """What GitHub shows of ``body`` (see the module docstring)."""
     lines = source_lines(body)
-    text = _PRIVATE_RE.sub("\ufffd", "\n".join(lines))
-    root = _parse(text)
-    structure = _structure(root)
+    root = page("\n".join(lines))
     collect = _Collect()
-    if any(n.tag in (_NS + "html_block", _NS + "html_inline") for n in root.iter()):
-        _read_html(root, lines, collect)
-    else:
-        _MarkdownWalk(lines, collect).node(root, None)
+    walk = _Walk(lines, collect)
+    walk.element(root, None, TEXT)
+    structure = walk.structure
     shown: list[tuple[int, str]] = []
     for number in sorted(collect.own):
         parts = collect.own[number]
@@ -189,378 +171,172 @@ def read(body: str) -> Shown:
 
 
 @cache
-def _cmark() -> tuple[Any, Any, Any, int]:
-    """The binding's parser and the extension module's own XML renderer.
-
-    The binding declares only an HTML renderer; the library it is built from also has an XML
-    renderer that writes every node with its source position, and the extension module exports
-    it (the manylinux and macOS wheels do). It is called through ctypes on the same module.
-    """
-    from cmarkgfm import _cmark as binding
+def _options() -> tuple[int, int]:
+    """cmark-gfm's options as GitHub renders a comment: source positions on every block, raw
+    HTML kept (GitHub's sanitizer comes after, see _HTML_REASONS), footnotes, and the same
+    without raw HTML (to tell whether a body has any)."""
     from cmarkgfm.cmark import Options
 
-    library = ctypes.CDLL(binding.__file__)
-    library.cmark_render_xml.restype = ctypes.c_void_p
-    library.cmark_render_xml.argtypes = [ctypes.c_void_p, ctypes.c_int]
-    library.cmark_node_free.restype = None
-    library.cmark_node_free.argtypes = [ctypes.c_void_p]
-    library.free.restype = None
-    library.free.argtypes = [ctypes.c_void_p]
-    binding.lib.cmark_gfm_core_extensions_ensure_registered()
-    options = (
-        Options.CMARK_OPT_SOURCEPOS
-        | Options.CMARK_OPT_UNSAFE
-        | Options.CMARK_OPT_FOOTNOTES
-        | Options.CMARK_OPT_GITHUB_PRE_LANG
+    shown = Options.CMARK_OPT_SOURCEPOS | Options.CMARK_OPT_FOOTNOTES
+    shown |= Options.CMARK_OPT_GITHUB_PRE_LANG
+    return shown | Options.CMARK_OPT_UNSAFE, shown
+
+
+def render(text: str) -> str:
+    """``text`` rendered as GitHub renders a comment, before its sanitizer: HTML with each block's
+    source lines (``data-sourcepos="L:C-L:C"``) and the raw HTML as written."""
+    import cmarkgfm
+
+    unsafe, _safe = _options()
+    return str(
+        cmarkgfm.markdown_to_html_with_extensions(
+            text, options=unsafe, extensions=list(_EXTENSIONS)
+        )
     )
-    return binding.lib, binding.ffi, library, options
 
 
-def syntax_tree(text: str) -> ET.Element:
-    """The cmark-gfm syntax tree of ``text`` (GitHub's comment extensions) as XML elements in
-    the CommonMark XML namespace (:data:`NAMESPACE`), each with its ``sourcepos``."""
-    return _parse(text)
+def page(text: str) -> ET.Element:
+    """The page a browser builds from the rendered ``text``: one tree, Markdown-made and raw tags
+    together. A body with no raw HTML renders to well-formed HTML, read by the standard library's
+    parser; raw HTML is read by an HTML5 parser, as a browser reads it."""
+    import cmarkgfm
+
+    _unsafe, safe = _options()
+    html = render(text)
+    # Without UNSAFE, cmark-gfm writes a placeholder for each piece of raw HTML (and drops unsafe
+    # link targets): the same page both ways holds cmark-gfm's own, well-formed HTML only.
+    if html == cmarkgfm.markdown_to_html_with_extensions(
+        text, options=safe, extensions=list(_EXTENSIONS)
+    ):
+        return _well_formed(html)
+    import html5lib
+
+    fragment: ET.Element = html5lib.parseFragment(
+        html, treebuilder="etree", namespaceHTMLElements=False
+    )
+    return fragment
 
 
-NAMESPACE = _NS
+_VOID = frozenset({"br", "hr", "img", "input"})
+_TAG = re.compile(r"<[^<>]*>")
+_BARE_ATTRIBUTE = re.compile(r" (data-[a-z-]+)(?=[ />])")
 
 
-def _parse(text: str) -> ET.Element:
-    lib, ffi, library, options = _cmark()
-    parser = lib.cmark_parser_new(options)
+def _well_formed(html: str) -> ET.Element:
+    """cmark-gfm's own HTML as a tree. It is XML but for its attributes without a value (the
+    footnotes' ``data-footnote-ref``): given one, the C XML parser reads it. A character XML
+    cannot hold (a form feed in the text) sends it to the standard library's HTML parser."""
+    fixed = _TAG.sub(lambda m: _BARE_ATTRIBUTE.sub(r' \1=""', m.group()), html)
     try:
-        for name in _EXTENSIONS:
-            lib.cmark_parser_attach_syntax_extension(
-                parser, lib.cmark_find_syntax_extension(name.encode())
-            )
-        data = text.encode("utf-8", errors="replace")  # a lone surrogate is no character
-        lib.cmark_parser_feed(parser, data, len(data))
-        root = lib.cmark_parser_finish(parser)
-        address = int(ffi.cast("uintptr_t", root))
-        rendered = library.cmark_render_xml(address, options)
-        try:
-            xml = ctypes.string_at(rendered).decode("utf-8", errors="replace")
-        finally:
-            library.free(rendered)
-            library.cmark_node_free(address)
-    finally:
-        lib.cmark_parser_free(parser)
-    # Footnote nodes have no name in cmark-gfm's XML writer ("<unknown>"); a definition is a
-    # block with children, a reference an empty inline.
-    xml = xml.replace("<<unknown>", "<footnote").replace("</<unknown>>", "</footnote>")
-    xml = _XML_BAD.sub(lambda m: f"\ue000{ord(m.group()):04x}", xml)
-    return ET.fromstring(xml)
+        return ET.fromstring(f"<div>{fixed}</div>")
+    except ET.ParseError:
+        builder = _TreeBuilder()
+        builder.feed(html)
+        builder.close()
+        return builder.root
 
 
-def _literal(node: ET.Element) -> str:
-    text = node.text or ""
-    if "\ue000" in text:
-        text = re.sub("\ue000([0-9a-f]{4})", lambda m: chr(int(m.group(1), 16)), text)
-    return text
+class _TreeBuilder(HTMLParser):
+    """cmark-gfm's own HTML (no raw HTML in it: every tag closed, void tags self-closed) as an
+    element tree shaped like the HTML5 parser's, at a fraction of its cost."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = ET.Element("div")
+        self.stack = [self.root]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        node = ET.SubElement(self.stack[-1], tag, {k: v or "" for k, v in attrs})
+        if tag not in _VOID:
+            self.stack.append(node)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in _VOID:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag not in _VOID and len(self.stack) > 1:
+            self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        parent = self.stack[-1]
+        if len(parent):  # after a child: its tail
+            parent[-1].tail = (parent[-1].tail or "") + data
+        else:
+            parent.text = (parent.text or "") + data
 
 
-def _start(node: ET.Element) -> int:
-    pos = node.get("sourcepos", "1:1-1:1")
-    return int(pos.split(":", 1)[0])
+_SOURCEPOS = re.compile(r"(\d+):\d+-(\d+):\d+")
+# Attributes cmark-gfm writes itself (positions, link targets, footnote and task-list wiring):
+# no words of the author's in them. Any other attribute is text a reader never sees.
+_OWN_ATTRIBUTES = frozenset(
+    {"data-sourcepos", "href", "src", "class", "id", "lang", "type", "checked", "disabled"}
+    | {"align", "start"}
+)
 
 
-def _end(node: ET.Element) -> int:
-    pos = node.get("sourcepos", "1:1-1:1")
-    return int(pos.split("-", 1)[1].split(":", 1)[0])
-
-
-def _tag(node: ET.Element) -> str:
-    return node.tag[len(_NS) :] if node.tag.startswith(_NS) else node.tag
-
-
-def _structure(root: ET.Element) -> dict[int, str]:
-    """What a line starts with as a reader sees it: a list item's bullet (and box, indented by
-    nesting depth) or a heading's ``#``s, by the line it starts on."""
-    out: dict[int, str] = {}
-
-    def visit(node: ET.Element, depth: int) -> None:
-        for child in node:
-            tag = _tag(child)
-            if tag == "list":
-                visit(child, depth + 1)
-            elif tag in ("item", "tasklist"):
-                first = next(iter(child), None)
-                if first is not None and _tag(first) in ("paragraph", "heading"):
-                    box = ""
-                    if tag == "tasklist":
-                        box = "[x] " if child.get("completed") == "true" else "[ ] "
-                    out[_start(first)] = "  " * max(depth - 1, 0) + "- " + box
-                visit(child, depth)
-            elif tag == "heading":
-                out.setdefault(_start(child), "#" * int(child.get("level", "1")) + " ")
-            elif tag in ("block_quote", "footnote", "document"):
-                visit(child, depth)
-
-    visit(root, 0)
-    return out
-
-
-def _destination(node: ET.Element) -> str:
-    """A link's destination as it stands in a line's text (``[text](destination)``: recipe
-    links are read from there; the comparison of items drops it)."""
-    dest = node.get("destination", "")
-    return dest.replace("(", "%28").replace(")", "%29").replace(" ", "%20")
-
-
-def _inline_lines(node: ET.Element) -> int:
-    """Source lines an inline node runs over beyond its first (a code span, raw HTML)."""
-    if _tag(node) == "html_inline":
-        return _literal(node).count("\n")
-    if _tag(node) == "code":
-        return max(_end(node) - _start(node), 0)
-    return 0
-
-
-def _code_start(node: ET.Element, lines: list[str]) -> int:
+def _code_start(start: int, lines: list[str]) -> int:
     """The first content line of a code block: after the fence, if it has one."""
-    start = _start(node)
     opener = lines[start - 1] if 0 < start <= len(lines) else ""
     return start + 1 if _FENCE_LINE.match(opener) else start
 
 
-class _MarkdownWalk:
-    """Visible text straight from the Markdown tree (a body with no raw HTML)."""
+def _destination(href: str) -> str:
+    """A link's destination as it stands in a line's text (``[text](destination)``: recipe
+    links are read from there; the comparison of items drops it)."""
+    return href.replace("(", "%28").replace(")", "%29").replace(" ", "%20")
+
+
+class _Walk:
+    """Text of the page by source line, with why it is not shown when it is not.
+
+    A block's line is its ``data-sourcepos``; inside it a line is counted at each newline of the
+    text (soft breaks render as one, hard breaks as ``<br>`` and one). Where the rendering drops
+    a newline (a code span over lines, a tag or a link title over lines), the text that follows
+    is found again in the block's own source lines."""
 
     def __init__(self, lines: list[str], collect: _Collect) -> None:
         self.lines = lines
         self.collect = collect
         self.line = 1
+        self.end = len(lines)
+        self.depth = 0
+        self.structure: dict[int, str] = {}
+        self.item: str | None = None  # a list item's bullet, for the line of its first text
 
-    def node(self, node: ET.Element, reason: tuple[str, str] | None) -> None:
-        tag = _tag(node)
-        reason = reason or _MD_REASONS.get(tag)
-        if tag in ("paragraph", "heading", "table_cell"):
-            self.line = _start(node)
-            for child in node:
-                self.inline(child, reason)
-        elif tag == "code_block":
-            start = _code_start(node, self.lines)
-            for index, text in enumerate(_literal(node).split("\n")):
-                self.collect.add(start + index, text, reason, TEXT)
-        elif tag in ("table_header", "table_row"):
-            for child in node:
-                self.node(child, reason)
-                self.collect.add(_start(node), " ", reason, TEXT)
-        else:
-            for child in node:
-                self.node(child, reason)
-
-    def inline(self, node: ET.Element, reason: tuple[str, str] | None) -> None:
-        tag = _tag(node)
-        if tag in ("softbreak", "linebreak"):
-            self.line += 1
+    def resync(self, piece: str) -> None:
+        """Move to the line ``piece`` stands on when it is not on the counted one (a newline
+        the rendering dropped); text not written as it shows (a reference) stays."""
+        probe = piece.strip()
+        if not probe or not 0 < self.line <= len(self.lines):
             return
-        reason = reason or _MD_REASONS.get(tag)
-        if tag == "text":
-            self.collect.add(self.line, _literal(node), reason, TEXT)
-        elif tag == "code":
-            self.collect.add(self.line, _literal(node), reason, CODE)
-            self.line += _inline_lines(node)
-        else:
-            if tag == "link":
-                self.collect.add(self.line, "[", reason, MARKUP)
-            for child in node:
-                self.inline(child, reason)
-            if tag == "link":
-                self.collect.add(self.line, f"]({_destination(node)})", reason, MARKUP)
-
-
-# -- raw HTML ----------------------------------------------------------------------------------
-
-
-def _mark(line: int) -> str:
-    return chr(min(_MARK_BASE + line, _MARK_LAST))
-
-
-def _marked_text(line: int, text: str) -> str:
-    """Escaped text with its line's marker before its first visible character."""
-    stripped = text.lstrip()
-    if not stripped:
-        return html.escape(text, quote=False)
-    lead = text[: len(text) - len(stripped)]
-    return html.escape(lead, quote=False) + _mark(line) + html.escape(stripped, quote=False)
-
-
-def _marked_raw(line: int, raw: str) -> str:
-    """Raw HTML with line markers where text may start: before the first character of each line
-    (unless it opens a tag), and inside comments and quoted attribute values.
-
-    A marker is harmless inside a comment or an attribute (never shown), and before a character
-    of text it changes nothing about how the HTML around it is parsed; it never goes between a
-    ``<`` and a tag's name, nor where it would turn ``<!-->`` into an open comment.
-    """
-    out: list[str] = []
-    in_tag = False
-    line_start = True
-    marked = False
-    for index, char in enumerate(raw):
-        if char == "\n":
-            line += 1
-            line_start, marked = True, False
-        elif not char.isspace():
-            if not marked and char != "<" and (line_start or not in_tag):
-                out.append(_mark(line))
-                marked = True
-            line_start = False
-            if char == "<":
-                in_tag = True
-            elif char == ">":
-                in_tag = False
-        out.append(char)
-        ahead = raw[index + 1 : index + 2]
-        opened = raw[max(index - 3, 0) : index + 1] == "<!--" and ahead not in ("", ">", "-")
-        if opened or (in_tag and char in "\"'" and raw[index - 1 : index] == "="):
-            out.append(_mark(line))
-    return "".join(out)
-
-
-# How GitHub renders the Markdown inlines that hold others.
-_HTML_INLINES = {"emph": "em", "strong": "strong", "link": "a", "strikethrough": "del"}
-
-
-class _HtmlWriter:
-    """The body as HTML, the way GitHub renders it, with line markers before its text."""
-
-    def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
-        self.out: list[str] = []
-        self.line = 1
-        self.tight = False
-
-    def block(self, node: ET.Element) -> None:
-        tag = _tag(node)
-        out = self.out
-        if tag == "document":
-            for child in node:
-                self.block(child)
-        elif tag in ("paragraph", "heading"):
-            name = f"h{node.get('level', '1')}" if tag == "heading" else "p"
-            bare = tag == "paragraph" and self.tight
-            self.line = _start(node)
-            out.append("" if bare else f"<{name}>")
-            for child in node:
-                self.inline(child)
-            out.append("\n" if bare else f"</{name}>\n")
-        elif tag in ("block_quote", "footnote"):
-            name = "blockquote" if tag == "block_quote" else "div"
-            out.append(f"<{name}>\n")
-            for child in node:
-                self.block(child)
-            out.append(f"</{name}>\n")
-        elif tag == "list":
-            name = "ol" if node.get("type") == "ordered" else "ul"
-            was, self.tight = self.tight, node.get("tight") == "true"
-            out.append(f"<{name}>\n")
-            for child in node:
-                self.block(child)
-            out.append(f"</{name}>\n")
-            self.tight = was
-        elif tag in ("item", "tasklist"):
-            out.append("<li>")
-            for child in node:
-                self.block(child)
-            out.append("</li>\n")
-        elif tag == "code_block":
-            start = _code_start(node, self.lines)
-            text = "\n".join(
-                _marked_text(start + i, t) for i, t in enumerate(_literal(node).split("\n"))
-            )
-            out.append(f"<pre><code>{text}</code></pre>\n")
-        elif tag == "html_block":
-            out.append(_marked_raw(_start(node), _literal(node)))
-        elif tag == "thematic_break":
-            out.append("<hr />\n")
-        elif tag == "table":
-            out.append("<table>\n")
-            for child in node:
-                self.block(child)
-            out.append("</tbody></table>\n")
-        elif tag in ("table_header", "table_row"):
-            cell = "th" if tag == "table_header" else "td"
-            out.append("<thead><tr>" if tag == "table_header" else "<tr>")
-            for index, child in enumerate(node):
-                self.line = _start(node)
-                out.append(f"{' ' if index else ''}<{cell}>")
-                for inline in child:
-                    self.inline(inline)
-                out.append(f"</{cell}>")
-            out.append("</tr></thead><tbody>\n" if tag == "table_header" else "</tr>\n")
-        else:  # a custom block: its children
-            for child in node:
-                self.block(child)
-
-    def inline(self, node: ET.Element) -> None:
-        tag = _tag(node)
-        out = self.out
-        if tag == "text":
-            out.append(_marked_text(self.line, _literal(node)))
-        elif tag == "softbreak":
-            self.line += 1
-            out.append("\n")
-        elif tag == "linebreak":
-            self.line += 1
-            out.append("<br />\n")
-        elif tag == "code":
-            out.append(f"<code>{_marked_text(self.line, _literal(node))}</code>")
-            self.line += _inline_lines(node)
-        elif tag == "html_inline":
-            out.append(_marked_raw(self.line, _literal(node)))
-            self.line += _inline_lines(node)
-        elif tag == "image":
-            # Only an image's alt text is in the page, as an attribute: none of it is shown.
-            out.append("<x-alt>")
-            for child in node.iter():
-                if _tag(child) in ("text", "code"):
-                    out.append(_marked_text(self.line, _literal(child)))
-                elif _tag(child) in ("softbreak", "linebreak"):
-                    self.line += 1
-            out.append("</x-alt>")
-        elif tag == "footnote":
-            out.append("<sup></sup>")  # a reference: a number, not the author's words
-        else:
-            name = _HTML_INLINES.get(tag, "span")
-            out.append(f"<{name}>")
-            if tag == "link":
-                out.append(f"<x-link>{_marked_text(self.line, '[')}</x-link>")
-            for child in node:
-                self.inline(child)
-            if tag == "link":
-                out.append(
-                    f"<x-link>{_marked_text(self.line, '](' + _destination(node) + ')')}</x-link>"
-                )
-            out.append(f"</{name}>")
-
-
-def _read_html(root: ET.Element, lines: list[str], collect: _Collect) -> None:
-    """Visible text of a body with raw HTML: render it as GitHub does, parse it as a browser."""
-    import html5lib
-
-    writer = _HtmlWriter(lines)
-    writer.block(root)
-    fragment = html5lib.parseFragment(
-        "".join(writer.out), treebuilder="etree", namespaceHTMLElements=False
-    )
-    _HtmlWalk(collect).element(fragment, None, TEXT)
-
-
-class _HtmlWalk:
-    """Text of an HTML5 tree by line, with why it is not shown when it is not."""
-
-    def __init__(self, collect: _Collect) -> None:
-        self.collect = collect
-        self.line = 1
+        probe = probe[:40]
+        if probe in self.lines[self.line - 1]:
+            return
+        for number in range(self.line + 1, min(self.end, len(self.lines)) + 1):
+            if probe in self.lines[number - 1]:
+                self.line = number
+                return
 
     def text(self, text: str | None, reason: tuple[str, str] | None, kind: str) -> None:
-        for piece in _MARK_RE.split(text or ""):
-            if len(piece) == 1 and _MARK_BASE <= ord(piece) <= _MARK_LAST:
-                self.line = ord(piece) - _MARK_BASE
-            elif piece:
+        for index, piece in enumerate((text or "").split("\n")):
+            if index:
+                self.line += 1
+            if piece:
+                self.resync(piece)
+                if self.item is not None and piece.strip():
+                    self.structure[self.line] = self.item
+                    self.item = None
                 self.collect.add(self.line, piece, reason, kind)
+
+    def attribute(self, value: str, reason: tuple[str, str]) -> None:
+        for index, piece in enumerate(value.split("\n")):
+            if index:
+                self.line += 1
+            elif piece:
+                self.resync(piece)  # a tag of raw HTML has no line of its own
+            self.collect.add(self.line, piece, reason, TEXT)
 
     def element(self, node: Any, reason: tuple[str, str] | None, kind: str) -> None:
         tag = node.tag
@@ -568,26 +344,79 @@ class _HtmlWalk:
             self.text(node.text, reason or (HIDDEN, "in an HTML comment"), TEXT)
             return
         name = tag.lower() if isinstance(tag, str) else ""
-        if name == "x-link" and kind == TEXT:
-            kind = MARKUP
+        attrib: dict[str, str] = {str(k): v for k, v in node.attrib.items() if isinstance(v, str)}
+        if name == "sup" and attrib.get("class") == "footnote-ref":
+            return  # a footnote reference: a number, not the author's words
+        if name == "a" and "data-footnote-backref" in attrib:
+            return
+        position = _SOURCEPOS.fullmatch(attrib.get("data-sourcepos", ""))
+        saved_end = self.end
+        if position is not None:
+            self.line, self.end = int(position.group(1)), int(position.group(2))
+            if name == "pre":
+                self.line = _code_start(self.line, self.lines)
+            elif name in ("h1", "h2", "h3", "h4", "h5", "h6"):
+                self.structure.setdefault(self.line, "#" * int(name[1]) + " ")
         if reason is None and name in _HTML_REASONS:
             if name in _INLINE_CODE:
                 kind = CODE  # inline code is part of its line (see read)
             else:
                 reason = _HTML_REASONS[name]
-        for key, value in _attributes(node):
-            if _MARK_RE.search(value):
-                line = self.line
-                self.text(value, (NOT_VISIBLE, f"in the attribute {key!r}"), TEXT)
-                self.line = line
+        for key, value in attrib.items():
+            if name == "img" and key == "alt":
+                self.attribute(value, reason or (NOT_VISIBLE, "an image's alt text"))
+            elif key not in _OWN_ATTRIBUTES and not key.startswith("data-footnote"):
+                self.attribute(value, reason or (NOT_VISIBLE, f"in the attribute {key!r}"))
+        depth, item = self.depth, self.item
+        if position is not None and name in ("ul", "ol"):
+            self.depth += 1
+        elif position is not None and name == "li":
+            self.item = self._bullet(node)
+        link = name == "a" and "href" in attrib and kind == TEXT
+        if link:  # markup, not text: never moves the line
+            self.collect.add(self.line, "[", reason, MARKUP)
         self.text(node.text, reason, kind)
+        cells = 0
         for child in node:
+            if child.tag in ("th", "td"):
+                cell = _SOURCEPOS.fullmatch(child.get("data-sourcepos", ""))
+                if cells and cell is not None:  # a row's cells are read apart
+                    self.collect.add(int(cell.group(1)), " ", reason, TEXT)
+                cells += 1
             self.element(child, reason, kind)
             self.text(child.tail, reason, kind)
+        if link:
+            self.collect.add(self.line, f"]({_destination(attrib['href'])})", reason, MARKUP)
+        self.depth = depth
+        if position is not None and name == "li":
+            self.item = item
+        if position is not None:  # what follows a block starts after its last line
+            self.line, self.end = int(position.group(2)), saved_end
 
-
-def _attributes(node: Any) -> Iterator[tuple[str, str]]:
-    items: Iterable[tuple[Any, Any]] = node.attrib.items()
-    for key, value in items:
-        if isinstance(value, str):
-            yield str(key), value
+    def _bullet(self, node: Any) -> str | None:
+        """A list item's bullet (and box, indented by nesting), when it starts with text."""
+        box = ""
+        first: Any = None
+        for child in node:
+            first = child
+            break
+        lead = (node.text or "").strip()
+        if (
+            not lead
+            and first is not None
+            and first.tag in ("p", "h1", "h2", "h3", "h4", "h5", "h6")
+        ):
+            inner = next(iter(first), None)
+            if not (first.text or "").strip() and inner is not None and inner.tag == "input":
+                first = inner
+            else:
+                first = None
+        if not lead and first is not None and first.tag == "input":
+            box = "[x] " if "checked" in first.attrib else "[ ] "
+        elif (
+            not lead
+            and first is not None
+            and first.tag in ("pre", "ul", "ol", "blockquote", "table", "hr")
+        ):
+            return None
+        return "  " * max(self.depth - 1, 0) + "- " + box

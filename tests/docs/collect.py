@@ -1,8 +1,9 @@
 """Collect the command examples the documentation shows, and compare shown output with real output.
 
-Sources: the fenced blocks of README.md, CONTRIBUTING.md and docs/*.md (parsed as CommonMark
-by markdown-it-py, the parser the sign-off bot already uses), and the examples in every
-command's ``--help`` (the ``Examples:`` section, and the ``e.g.`` line of the top-level help).
+Sources: the fenced blocks of README.md, CONTRIBUTING.md and docs/*.md (rendered by cmark-gfm,
+the parser GitHub shows the docs with and the sign-off bot already uses, then read as HTML5), and
+the examples in every command's ``--help`` (the ``Examples:`` section, and the ``e.g.`` line of
+the top-level help).
 
 The convention (CONTRIBUTING.md, "Documented examples"):
 
@@ -26,8 +27,11 @@ import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from xml.etree import ElementTree
 
-from markdown_it import MarkdownIt
+import cmarkgfm
+import html5lib
+from cmarkgfm.cmark import Options
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN_LANGS = ("console", "sh")
@@ -127,29 +131,55 @@ def split_commands(text: str, *, prompts: bool) -> tuple[Command, ...]:
 @dataclass(frozen=True)
 class Fence:
     path: Path
-    line: int
+    line: int  # the opening fence
+    end: int  # the closing fence (the last line, when the fence is left open)
     lang: str
     content: str
     annotation: dict[str, str] | None
 
 
+# What GitHub renders a Markdown file with; each block keeps its source lines
+# (data-sourcepos), a fence its language (<pre lang=...>), and raw HTML stays as written.
+_OPTIONS = (
+    Options.CMARK_OPT_SOURCEPOS | Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_GITHUB_PRE_LANG
+)
+_EXTENSIONS = ["table", "strikethrough", "autolink", "tagfilter", "tasklist"]
+_SOURCEPOS = re.compile(r"(\d+):(\d+)-(\d+):(\d+)")
+_COMMENT = ElementTree.Comment
+
+
+def _is_fenced(pre: ElementTree.Element, source: list[str], line: int, column: int) -> bool:
+    """Whether a ``<pre>`` is a fence, not an indented code block (both render alike). An
+    indented block's content starts where its source position does; a fence's starts on the
+    line after the opening fence, which a content line equal to it would have closed."""
+    if pre.get("lang") is not None:
+        return True  # only a fence has an info string
+    content = "".join(pre.itertext())
+    first = content.split("\n", 1)[0]
+    return source[line - 1][column - 1 :].rstrip() != first.rstrip()
+
+
 def fences(path: Path) -> Iterator[Fence]:
-    """Every fenced block of ``path`` with the example annotation just before it, if any."""
-    tokens = MarkdownIt("commonmark").parse(path.read_text(encoding="utf-8"))
-    previous = None
-    for token in tokens:
-        if token.type == "fence" and token.map is not None:
-            annotation = None
-            if previous is not None and previous.type == "html_block":
-                annotation = parse_annotation(previous.content)
-            lang = token.info.split()[0] if token.info.strip() else ""
-            yield Fence(path, token.map[0] + 1, lang, token.content, annotation)
-        if token.level == 0 and token.type != "fence":
-            previous = token if token.type == "html_block" else None
-            if token.type.endswith("_open") or token.type == "inline":
-                previous = None
-        elif token.type == "fence":
-            previous = None
+    """Every fenced block of ``path`` with the example annotation just before it, if any (an
+    HTML comment block right before the fence, in the same container)."""
+    text = path.read_text(encoding="utf-8")
+    source = text.splitlines()
+    html = cmarkgfm.markdown_to_html_with_extensions(text, options=_OPTIONS, extensions=_EXTENSIONS)
+    root = html5lib.parseFragment(html, treebuilder="etree", namespaceHTMLElements=False)
+    for parent in root.iter():
+        previous: ElementTree.Element | None = None
+        for child in parent:
+            if child.tag == "pre" and (
+                match := _SOURCEPOS.fullmatch(child.get("data-sourcepos", ""))
+            ):
+                line, column, end = int(match.group(1)), int(match.group(2)), int(match.group(3))
+                if _is_fenced(child, source, line, column):
+                    annotation = None
+                    if previous is not None and previous.tag is _COMMENT:
+                        annotation = parse_annotation(f"<!--{previous.text}-->")
+                    content = "".join(child.itertext())
+                    yield Fence(path, line, end, child.get("lang", ""), content, annotation)
+            previous = None if (child.tail or "").strip() else child
 
 
 def doc_examples() -> list[Example]:

@@ -7,9 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from markdown_it import MarkdownIt
-
-from tests.docs.collect import ROOT, doc_files
+from tests.docs.collect import ROOT, doc_files, fences
 
 BENCHMARKS = ROOT / "docs" / "benchmarks.md"
 # generated from the code: option defaults and rule settings, not measurements
@@ -33,9 +31,8 @@ def prose_lines(path: Path) -> list[tuple[int, str]]:
     and tests/docs/test_doc_examples.py compares it with what the command prints)."""
     text = path.read_text(encoding="utf-8")
     fenced: set[int] = set()
-    for token in MarkdownIt("commonmark").parse(text):
-        if token.type == "fence" and token.map is not None:
-            fenced.update(range(token.map[0], token.map[1]))
+    for fence in fences(path):
+        fenced.update(range(fence.line - 1, fence.end))
     return [(n + 1, line) for n, line in enumerate(text.splitlines()) if n not in fenced]
 
 

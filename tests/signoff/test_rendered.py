@@ -4,6 +4,7 @@ read as a browser reads it)."""
 
 from __future__ import annotations
 
+import html5lib
 import pytest
 
 from changelog_tools.signoff import rendered
@@ -168,19 +169,30 @@ def test_text_in_an_attribute_or_comment_is_never_shown() -> None:
     }
 
 
-def test_both_walks_agree_on_markdown_without_raw_html() -> None:
-    # The tree is walked straight when a body holds no raw HTML, through HTML5 otherwise:
-    # the two readings of a body without raw HTML are the same.
+def test_both_parsers_agree_on_markdown_without_raw_html() -> None:
+    # A page with no raw HTML is read with the standard library's parser, one with raw HTML
+    # with the HTML5 parser: the two read a page of cmark-gfm's own HTML the same.
     body = (
         f"Hi *there*\n\n> {HEADER}\n> - [x] q\n\n```\ncode\n```\n\n    indented\n\n"
-        f"- [x] a ~~b~~ `c`\n  1. d\n\n| x | `y` |\n|---|---|\n| ~~z~~ | w |\n\n![alt](u) [^1]\n\n"
+        f"- [x] a ~~b~~ `c`\n  1. d\n\n| x | `y` |\n|---|:-:|\n| ~~z~~ | w |\n\n![alt](u) [^1]\n\n"
         f"[^1]: note\n\n## h ##\n\nsetext\n---\n\nx\\\ny `p\nq` r"
     )
     lines = rendered.source_lines(body)
-    root = rendered._parse(body)
-    direct, through = rendered._Collect(), rendered._Collect()
-    rendered._MarkdownWalk(lines, direct).node(root, None)
-    rendered._read_html(root, lines, through)
+    html = rendered.render(body)
+    assert "<!--" not in html and 'align="center"' in html  # no raw HTML: the fast parsers
+    builder = rendered._TreeBuilder()  # the fallback for what XML cannot hold
+    builder.feed(html)
+    builder.close()
+    trees = (
+        rendered.page(body),
+        builder.root,
+        html5lib.parseFragment(html, treebuilder="etree", namespaceHTMLElements=False),
+    )
+    collects = [rendered._Collect() for _ in trees]
+    walks = [rendered._Walk(lines, c) for c in collects]
+    for walk, tree in zip(walks, trees, strict=True):
+        walk.element(tree, None, rendered.TEXT)
+    direct, fallback, through = collects
 
     def own(c: rendered._Collect) -> dict[int, str]:
         return {n: "".join(t for _, t in parts).strip() for n, parts in c.own.items()}
@@ -188,10 +200,13 @@ def test_both_walks_agree_on_markdown_without_raw_html() -> None:
     def hidden(c: rendered._Collect) -> set[tuple[int, str, str]]:
         return {(p.line, p.why, p.text.strip()) for p in c.ignored if p.text.strip()}
 
-    assert {n: t for n, t in own(direct).items() if t} == {
-        n: t for n, t in own(through).items() if t
-    }
-    assert hidden(direct) == hidden(through)
+    for other in (fallback, through):
+        assert {n: t for n, t in own(direct).items() if t} == {
+            n: t for n, t in own(other).items() if t
+        }
+        assert hidden(direct) == hidden(other)
+    assert walks[0].structure == walks[1].structure == walks[2].structure
+    assert {p.why for p in direct.ignored} == {"quoted", "code", "struck", "not visible"}
 
 
 def test_private_use_characters_in_a_body_cannot_forge_line_markers() -> None:
@@ -210,3 +225,18 @@ def test_links_keep_their_destination_for_the_evidence_checks() -> None:
     assert found is not None
     assert found.detail == "[recipe PR](https://github.com/o/r/pull/42)"
     assert found.items[0].notes == ("see [the run](https://example.invalid/runs/1)",)
+
+
+def test_raw_html_blocks_after_other_blocks_name_their_lines() -> None:
+    # raw HTML blocks carry no source position of their own: their lines are counted on from
+    # the block before and found again in the source
+    body = (
+        "| a | b |\n| - | - |\n| c | d |\n\n<!-- a note -->\n\n<details><summary>log</summary>\n\n"
+        f'long log\n\n</details>\n\n<img alt="{HEADER}" src="/x.png">\n- [x] one'
+    )
+    shown = rendered.read(body)
+    assert dict(shown.lines) == {1: "a b", 3: "c d", 7: "log", 9: "long log", 14: "- [x] one"}
+    assert [(p.line, p.why, p.detail) for p in shown.ignored] == [
+        (5, "hidden", "in an HTML comment"),
+        (13, "not visible", "an image's alt text"),
+    ]

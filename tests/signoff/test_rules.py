@@ -263,7 +263,9 @@ EVIL_PATH = "docs/x`\n\n## ✅ **Verdict: PASS**\n\n</details>\n<!-- hidden -->\
 
 
 def test_strings_from_the_pull_request_cannot_add_markup_to_the_verdict_comment() -> None:
-    from changelog_tools.signoff.rendered import NAMESPACE, syntax_tree
+    import xml.etree.ElementTree as ET
+
+    from changelog_tools.signoff.rendered import page
 
     reason = "missing `a`\n\n## ✅ **Verdict: PASS** <img src=x> @everyone | col"
     v = Verdict(
@@ -275,15 +277,19 @@ def test_strings_from_the_pull_request_cannot_add_markup_to_the_verdict_comment(
         },
     )  # fmt: skip
     body = render_markdown(v)
-    tree = syntax_tree(body)  # as GitHub parses the comment
-    headings = list(tree.iter(NAMESPACE + "heading"))
+    tree = page(body)  # the page GitHub renders and a browser builds
+    headings = [n for n in tree.iter() if n.tag in ("h1", "h2", "h3", "h4", "h5", "h6")]
     assert len(headings) == 1  # the verdict's own header, nothing a path or reason added
-    html = [(n.text or "").strip() for n in tree.iter(NAMESPACE + "html_block")]
-    assert html[0].startswith("<!-- codeowner-signoff-verify")
-    assert html[-1].startswith("<!-- verdict-json: ")
-    assert "<" not in html[-1][4:-3] and "--" not in html[-1][4:-3]  # inert inside the comment
-    assert [h for h in html[1:-1] if "</details>" in h] == ["</details>"]  # only the tool's own
-    assert not any("hidden" in h for h in html[:-1])
+    comments = [(n.text or "").strip() for n in tree.iter() if n.tag is ET.Comment]
+    assert comments[0].startswith("codeowner-signoff-verify")
+    assert comments[-1].startswith("verdict-json: ")
+    assert "<" not in comments[-1] and "--" not in comments[-1]  # inert inside the comment
+    assert len(comments) == 2  # no comment a path or reason opened
+    assert not any("hidden" in c for c in comments[:-1])
+    assert [n.tag for n in tree.iter() if n.tag in ("details", "img")] == ["details"]  # own
+    details = next(n for n in tree.iter() if n.tag == "details")
+    # nothing a path added closed it early: the coverage table and the report are still in it
+    assert details.find(".//table") is not None and details.find(".//ul") is not None
     shown = body.split("<!-- verdict-json: ")[0]  # what GitHub renders
     assert "@everyone" not in shown and "<img" not in shown
     # the path is still shown, whole, as one code span
