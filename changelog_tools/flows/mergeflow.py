@@ -4,7 +4,8 @@ Steps: preflight (PR state, labels, local merge of main + changelog resolution +
 canonicalization in a scratch worktree, `check` in PR mode, an eligible source run including the
 drift guard against exactly that result) -> authorize (`/reuse-sweep-run`, only if needed) ->
 push (never forced) -> wait (the changelog check, then every check) -> merge (squash pinned to
-the pushed SHA).
+the pushed SHA) -> main's push run of the squash commit (did it reuse the sweep and dispatch
+the ingest? bounded wait; the `recover` command when it did not).
 
 Nothing remote happens until every preflight passed. A re-run continues from where the PR is:
 a merged PR is reported, an authorization already in place is not posted again, and a head this
@@ -50,6 +51,7 @@ from changelog_tools.flows.merge_plan import (
     MergeRequest,
     Outcome,
     Plan,
+    PushRunReport,
     Resolution,
     SourceRun,
     render_outcome,
@@ -61,10 +63,12 @@ from changelog_tools.flows.merge_progress import (
     LineConsole,
     TerminalConsole,
     WaitReporter,
+    duration,
 )
 from changelog_tools.flows.merge_reuse import GateReuse
 from changelog_tools.flows.merge_squash import squash_merge
 from changelog_tools.flows.merge_wait import FAILING_CONCLUSIONS, CheckWaiter
+from changelog_tools.flows.push_run import PushRun
 from changelog_tools.github.adapter import Comment, PullRequest
 from changelog_tools.gitrepo import GitRepo
 
@@ -158,7 +162,11 @@ class Flow:
                 self.say(
                     "merge", f"PR #{request.pr} is already merged as {merged.merge_commit_sha}"
                 )
-                return Outcome(None, True, merged.merge_commit_sha, request.dry_run, True)
+                report = None
+                if merged.merge_commit_sha and not request.dry_run:
+                    # a re-run after a wait that ended early: report main's push run now
+                    report = self.push_run(request, merged.merge_commit_sha, source_run=None)
+                return Outcome(None, True, merged.merge_commit_sha, request.dry_run, True, report)
             scratch, main_sha = stack.enter_context(
                 scratch_on_head(repo=self.repo, config=self.config, pull=pull, say=self.say)
             )
@@ -193,7 +201,44 @@ class Flow:
                 if remote.summary():
                     self._console.line(f"[merge] interrupted. {remote.summary()}")
                 raise
-            return Outcome(plan, True, result, False)
+            # 6. main's push run: did it reuse the sweep and dispatch the ingest?
+            report = self.push_run(request, result, source_run=plan.source.id)
+            return Outcome(plan, True, result, False, push_run=report)
+
+    def push_run(self, request: MergeRequest, sha: str, *, source_run: int | None) -> PushRunReport:
+        """Wait (bounded) for main's push run of ``sha`` and say what it did."""
+        if not request.wait_ingest:
+            self.say("ingest", "not waiting for main's push run (--no-wait-ingest)")
+            return PushRunReport(False, sha, source_run)
+        from changelog_tools.flows.push_run import wait_push_run
+
+        cfg = self.config
+        timeout = float(
+            cfg.ingest_timeout if request.ingest_timeout is None else request.ingest_timeout
+        )
+        interval = float(
+            cfg.check_poll_interval if request.poll_interval is None else request.poll_interval
+        )
+        try:
+            found = wait_push_run(
+                self.github,
+                cfg,
+                sha,
+                timeout=timeout,
+                interval=interval,
+                say=self.say,
+                sleep=self.sleep,
+                clock=self.clock,
+            )
+        except ChangelogToolsError as exc:
+            exc.add_sentence(
+                f"PR #{request.pr} is merged as {sha[:12]}; only the report of main's push run "
+                "is missing"
+            )
+            raise
+        report = push_run_report(found, sha=sha, source_run=source_run, pr=request.pr)
+        self.say("ingest", report.sentence())
+        return report
 
     def plan(self, pull: PullRequest, request: MergeRequest, candidate: Candidate) -> Plan:
         """The source run, the authorization to post and the squash message for ``candidate``."""
@@ -261,6 +306,67 @@ class Flow:
         moved = self.repo.current_branch() != branch or self.repo.try_rev_parse("HEAD") != sha
         if moved and branch:
             self.repo.git_ok("checkout", "--quiet", branch)
+
+
+def push_run_report(found: PushRun, *, sha: str, source_run: int | None, pr: int) -> PushRunReport:
+    """The report of a push run found by :func:`~changelog_tools.flows.push_run.wait_push_run`.
+
+    Not ok (exit 5, with the `recover` command) when the run did not complete in time, or
+    completed without an ingest (no ingest job succeeded, or it ingested a sweep that did not
+    complete). A run that swept again instead of reusing and ingested its own complete sweep
+    lost nothing: reported as not reused, and ok.
+    """
+    from changelog_tools.flows.recover_plan import RecoverRequest
+
+    run, state = found.run, found.state
+    recover = RecoverRequest(pr=pr, source_run=source_run).command()
+    if run is None:
+        return PushRunReport(
+            True,
+            sha,
+            source_run,
+            why=f"had not started after {duration(found.waited)}",
+            recover=recover,
+            waited_seconds=found.waited,
+        )
+    common = {
+        "run_id": run.id,
+        "url": run.html_url,
+        "status": run.status,
+        "conclusion": run.conclusion,
+        "waited_seconds": found.waited,
+    }
+    if state is None:
+        return PushRunReport(
+            True,
+            sha,
+            source_run,
+            why=f"was still {run.status or 'running'} after {duration(found.waited)}; whether "
+            "it ingests is not known yet (once it completes without an ingest, recover it)",
+            recover=recover,
+            **common,  # type: ignore[arg-type]
+        )
+    if not state.reuse_enabled:
+        ran = ", ".join(f"{n} {c}" for n, c in state.sweep_ran[:3])
+        more = f" and {len(state.sweep_ran) - 3} more" if len(state.sweep_ran) > 3 else ""
+        why = f"did not reuse the sweep: benchmark jobs ran ({ran}{more})"
+        if state.lost:
+            why += f"; {state.why}"
+        else:
+            why += f"; {state.why} (its own sweep's results)"
+    else:
+        why = state.why
+    return PushRunReport(
+        True,
+        sha,
+        source_run,
+        reused=state.reuse_enabled,
+        ingest_jobs=state.ingest,
+        ok=not state.lost,
+        why=why,
+        recover=recover if state.lost else None,
+        **common,  # type: ignore[arg-type]
+    )
 
 
 def run_merge(

@@ -60,9 +60,7 @@ class StalenessReport:
 
     def items(self) -> tuple[str, ...]:
         """One line per stale key: the key, what changed (paths) and the main commit."""
-        return tuple(
-            f"{s.key}: {', '.join(s.paths)} (main {s.commit[:12]})" for s in self.stale
-        )
+        return tuple(f"{s.key}: {', '.join(s.paths)} (main {s.commit[:12]})" for s in self.stale)
 
     def describe(self, *, main_branch: str = "main", limit: int = 10) -> str:
         """One sentence naming the stale keys, paths and main commits (for an error)."""
@@ -119,7 +117,9 @@ def check_staleness(
     if fork == base:
         return report  # main has nothing the source commit lacks
     changed = frozenset(repo.tree_changes(f"{fork}^{{tree}}", f"{base}^{{tree}}"))
-    patterns = swept_keys(repo, fork_point=fork, source=source, changelog=changelog or config.changelog)
+    patterns = swept_keys(
+        repo, fork_point=fork, source=source, changelog=changelog or config.changelog
+    )
     if not changed or not patterns:
         return StalenessReport(source, base, fork, patterns)
     old = Context(_Request(GitTree(repo, fork)), config)
@@ -138,9 +138,9 @@ def check_staleness(
         entries = [e for e in entries if not is_missing(e.value)]
         entry_path = None
         if masters_changed and _entry_changed(old, new, key):
-            entry_path = (new if key in new.head_masters.index else old).head_masters.index[
-                key
-            ].path
+            entry_path = (
+                (new if key in new.head_masters.index else old).head_masters.index[key].path
+            )
             paths.append(entry_path)
             whats.append("entry")
         scripts = _scripts(old, new, key) & changed
@@ -156,7 +156,9 @@ def check_staleness(
             whats.append("shared")
         if not paths:
             continue
-        commit = _commit_of(repo, fork, base, key, entry_path, [p for p in paths if p != entry_path], old, new)
+        commit = _commit_of(
+            repo, fork, base, key, entry_path, [p for p in paths if p != entry_path], old, new
+        )
         stale.append(StaleConfig(key, tuple(dict.fromkeys(paths)), ", ".join(whats), commit))
     return StalenessReport(source, base, fork, keys, tuple(stale))
 
@@ -206,7 +208,9 @@ def _scripts(old: Any, new: Any, key: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _launchers(ctx: Any, entries: Sequence[Any], changed: frozenset[str], config: Config) -> set[str]:
+def _launchers(
+    ctx: Any, entries: Sequence[Any], changed: frozenset[str], config: Config
+) -> set[str]:
     """Changed launchers a machine of the entries' runners may run."""
     launchers = _matching(changed, config.lint_launchers)
     if not launchers:

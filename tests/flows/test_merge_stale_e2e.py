@@ -59,7 +59,11 @@ def test_main_changed_an_unrelated_config_and_reuse_still_happens(
         {MASTER: text.replace("example/sglang:0.5.5", "example/sglang:0.5.6")}, "Bump SGLang"
     )
 
-    assert cli.run(["merge", "1", "--no-wait-ingest"]) == 0
+    assert cli.run(["merge", "1"]) == 0
 
-    assert w.fake.pulls[1].merged
-    assert "main reuses sweep run" in capsys.readouterr().out
+    pull = w.fake.pulls[1]
+    assert pull.merged
+    source = next(r for r in w.fake.runs.values() if r.event == "pull_request")
+    push = next(r for r in w.fake.runs.values() if r.head_sha == pull.merge_commit_sha)
+    out = capsys.readouterr().out
+    assert f"main's push run {push.id}" in out and f"reused sweep run {source.id}" in out
