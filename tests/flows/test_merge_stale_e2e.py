@@ -10,7 +10,9 @@ import pytest
 
 from changelog_tools import cli
 from tests.conftest import git
-from tests.mergeworld import World, build_world, entry
+from tests.mergeworld import CHANGELOG, REPOSITORY, World, build_world, entry
+
+LINK = f"https://github.com/{REPOSITORY}/pull/"
 
 MASTER = "configs/gpu-a-master.yaml"
 KEY = "llama70b-fp8-gpu-a-vllm"
@@ -67,3 +69,123 @@ def test_main_changed_an_unrelated_config_and_reuse_still_happens(
     push = next(r for r in w.fake.runs.values() if r.head_sha == pull.merge_commit_sha)
     out = capsys.readouterr().out
     assert f"main's push run {push.id}" in out and f"reused sweep run {source.id}" in out
+
+
+def test_the_push_run_reused_and_json_carries_the_facts(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    w = world
+    w.open_pr(1, "feat-a", {}, title="Tune llama", append=entry("Tune llama", key=KEY))
+
+    assert cli.run(["merge", "1", "--format", "json"]) == 0
+
+    doc = json.loads(capsys.readouterr().out)
+    pull = w.fake.pulls[1]
+    push = next(r for r in w.fake.runs.values() if r.head_sha == pull.merge_commit_sha)
+    source = next(r for r in w.fake.runs.values() if r.event == "pull_request")
+    report = doc["push-run"]
+    assert report["id"] == push.id and report["commit"] == pull.merge_commit_sha
+    assert report["reused-sweep"] is True and report["expected-source-run"] == source.id
+    assert report["ingest-dispatched"] is True and report["ingest-finished"] is True
+    assert report["ok"] is True and report["recover-command"] is None
+
+
+def test_the_push_run_did_not_reuse_so_the_recover_command_is_printed_and_exit_5(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from changelog_tools.testing.fakesweep import lost_ingest_run
+
+    w = world
+    w.open_pr(1, "feat-a", {}, title="Tune llama", append=entry("Tune llama", key=KEY))
+    source = next(r for r in w.fake.runs.values() if r.event == "pull_request")
+    # CI on main swept instead of reusing, and that sweep was cancelled: the ingest is lost
+    w.ci.on_merge = lambda _n, sha: lost_ingest_run(w.fake, sha, how="cancelled")
+
+    assert cli.run(["merge", "1"]) == 5
+
+    out, err = capsys.readouterr()
+    pull = w.fake.pulls[1]
+    assert pull.merged
+    push = next(r for r in w.fake.runs.values() if r.head_sha == pull.merge_commit_sha)
+    command = f"changelog-tools recover --pr 1 --source-run {source.id}"
+    assert f"main's push run {push.id}" in out and "did not reuse the sweep" in out
+    assert f"recover with:  {command}" in out
+    assert f"error: PR #1 is merged as {pull.merge_commit_sha}" in err
+    assert f"hint: recover the ingest with `{command}`" in err
+
+
+def test_json_of_a_lost_ingest_says_so_with_exit_5(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from changelog_tools.testing.fakesweep import lost_ingest_run
+
+    w = world
+    w.open_pr(1, "feat-a", {}, title="Tune llama", append=entry("Tune llama", key=KEY))
+    w.ci.on_merge = lambda _n, sha: lost_ingest_run(w.fake, sha, how="failed")
+
+    assert cli.run(["merge", "1", "--format", "json"]) == 5
+
+    report = json.loads(capsys.readouterr().out)["push-run"]
+    assert report["reused-sweep"] is False and report["ingest-dispatched"] is True
+    assert report["ingest-finished"] is False and report["ok"] is False
+    assert report["recover-command"].startswith("changelog-tools recover --pr 1 --source-run ")
+
+
+def test_a_push_run_that_does_not_finish_in_time_is_exit_5_not_a_hang(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from changelog_tools.testing.fakesweep import lost_ingest_run
+
+    w = world
+    w.open_pr(1, "feat-a", {}, title="Tune llama", append=entry("Tune llama", key=KEY))
+    w.ci.on_merge = lambda _n, sha: lost_ingest_run(w.fake, sha, how="running")
+
+    assert cli.run(["merge", "1", "--ingest-timeout", "0.2"]) == 5
+
+    out = capsys.readouterr().out
+    assert "was still in_progress after" in out and "recover with:" in out
+
+
+def test_no_wait_ingest_merges_without_looking_at_the_push_run(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    w = world
+    w.open_pr(1, "feat-a", {}, title="Tune llama", append=entry("Tune llama", key=KEY))
+    w.ci.on_merge = None
+
+    assert cli.run(["merge", "1", "--no-wait-ingest"]) == 0
+
+    assert w.fake.pulls[1].merged
+    assert "was not awaited (--no-wait-ingest)" in capsys.readouterr().out
+    assert w.fake.count("GET", r"/actions/runs/\d+/jobs$") == 0
+
+
+@pytest.mark.parametrize("main_moved", [False, True])
+def test_a_pr_that_edits_an_existing_entry_is_ineligible_whatever_main_did(
+    world: World, capsys: pytest.CaptureFixture[str], main_moved: bool
+) -> None:
+    w = world
+    text = (w.author / CHANGELOG).read_text()
+    first = next(line for line in text.splitlines() if line.strip().startswith('- "'))
+    edited = text.replace(first, first.replace('"', '"Edited: ', 1), 1)
+    assert edited != text
+    w.open_pr(
+        1,
+        "feat-a",
+        {CHANGELOG: edited + "\n" + entry("Tune llama", key=KEY)},
+        title="Tune llama",
+    )
+    if main_moved:
+        w.push_main({}, "Another PR lands", append=entry("Re-run evals", f"{LINK}2"))
+    refs = w.origin_refs()
+
+    assert cli.run(["merge", "1"]) == 1
+
+    err = capsys.readouterr().err
+    assert "error: PR #1 is not eligible: it edits changelog history" in err
+    assert f"{CHANGELOG}:5: CL102" in err
+    assert w.origin_refs() == refs and writes(w) == [] and not w.fake.pulls[1].merged
