@@ -64,7 +64,6 @@ from changelog_tools.flows.recover_scope import (
 from changelog_tools.flows.recover_target import (
     Target,
     find_target,
-    ingest_state,
     parse_run_url,
 )
 from changelog_tools.github.adapter import PullRequest
@@ -351,7 +350,26 @@ class RecoverFlow:
             self.repo, parent=start, path=cfg.changelog, data=data, message="preview"
         )
         self._drift(source, merged=recovery, before=start, n=n, why="the recovery merges")
+        self._stale(source, start=start, n=n)
         return data
+
+    def _stale(self, source: Source, *, start: str, n: int) -> None:
+        """The reuse gate on the recovery's push refuses a sweep whose configs main changed
+        since it ran (the staleness rule); refuse now, before anything is written."""
+        from changelog_tools.github.staleness import check_staleness
+
+        cfg = self.config
+        report = check_staleness(
+            self.repo, source=source.run.head_sha or "", base=start, config=cfg
+        )
+        if not report.ok:
+            raise DataError(
+                f"source run {source.run.id} of PR #{n} is stale: "
+                f"{report.describe(main_branch=cfg.main_branch)}; its results do not describe "
+                f"what {cfg.main_branch} runs now, and the reuse gate would refuse them",
+                hint=f"a new sweep is needed: the configs must be swept again on "
+                f"{cfg.main_branch} (recover cannot reuse this run)",
+            )
 
     def _check(self, base: bytes, head: bytes, *, start: str, pr: int | None) -> None:
         """`check` on the recovery's change: PR mode once the PR exists, local mode before."""

@@ -356,13 +356,18 @@ def decide(
     api: GateAPI,
     *,
     drift_check: DriftCheck | None = None,
+    stale_check: DriftCheck | None = None,
     log: Callable[[str], None] = _quiet,
 ) -> Decision:
-    """Decide reuse for ``event``; GitHub errors propagate (the caller fails closed)."""
+    """Decide reuse for ``event``; GitHub errors propagate (the caller fails closed).
+
+    ``stale_check`` names the swept configs main changed since the source run (the staleness
+    rule, :mod:`~changelog_tools.github.staleness`); anything it names refuses reuse.
+    """
     if event.name == "pull_request":
         return _pull_request(event, policy, api, log)
     if event.name == "push":
-        return _push(event, policy, api, drift_check, log)
+        return _push(event, policy, api, drift_check, log, stale_check)
     return Decision(
         False, False, f"event {event.name!r} is neither pull_request nor push; no reuse"
     )
@@ -415,6 +420,7 @@ def _push(
     api: GateAPI,
     drift_check: DriftCheck | None,
     log: Callable[[str], None],
+    stale_check: DriftCheck | None = None,
 ) -> Decision:
     main_ref = f"refs/heads/{policy.main_branch}"
     if event.ref != main_ref:
@@ -488,6 +494,20 @@ def _push(
                 f"{shown}",
                 source,
                 drift,
+            )
+    if stale_check is not None:
+        log(f"checking whether main changed what run {run.id}'s configs run since it")
+        stale = tuple(stale_check(pr, run))
+        if stale:
+            shown = "; ".join(stale[:10]) + (
+                f" and {len(stale) - 10} more" if len(stale) > 10 else ""
+            )
+            return refuse(
+                f"main changed what the configs run {run.id} swept execute since "
+                f"{short(run.head_sha)}, so its results are stale (a new sweep is needed): "
+                f"{shown}",
+                source,
+                stale,
             )
     kind = "pinned " if source.pinned else ""
     return Decision(

@@ -182,7 +182,7 @@ def _entry_changed(old: Any, new: Any, key: str) -> bool:
     a, b = _value(old, key), _value(new, key)
     if is_missing(a) and is_missing(b):
         # absent on both sides (a key the PR added), or unreadable on both: compare the bytes
-        return old.head_masters.block(key) != new.head_masters.block(key)
+        return bool(old.head_masters.block(key) != new.head_masters.block(key))
     return bool(a != b or is_missing(a) != is_missing(b))
 
 

@@ -189,3 +189,59 @@ def test_a_pr_that_edits_an_existing_entry_is_ineligible_whatever_main_did(
     assert "error: PR #1 is not eligible: it edits changelog history" in err
     assert f"{CHANGELOG}:5: CL102" in err
     assert w.origin_refs() == refs and writes(w) == [] and not w.fake.pulls[1].merged
+
+
+def _gate_on_push(w: World, tmp_path: Path) -> dict[str, str]:
+    """`reuse-gate` as main's push workflow runs it on the merge of PR #1, in a CI clone."""
+    import json
+
+    from tests.conftest import run_cli
+
+    pull = w.fake.pulls[1]
+    ci = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", "--no-local", str(w.origin), str(ci))
+    event = tmp_path / "event.json"
+    event.write_text(
+        json.dumps(
+            {"after": pull.merge_commit_sha, "before": pull.base_sha, "ref": "refs/heads/main"}
+        )
+    )
+    env = {
+        "GITHUB_EVENT_NAME": "push",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_REPOSITORY": REPOSITORY,
+        "GITHUB_API_URL": w.fake.base_url,
+        "GH_TOKEN": w.env["GH_TOKEN"],
+        "GITHUB_OUTPUT": str(tmp_path / "output"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+    }
+    proc = run_cli("reuse-gate", cwd=ci, env=env)
+    assert proc.returncode == 0, proc.stderr
+    outputs: dict[str, str] = json.loads(proc.stdout)
+    return outputs
+
+
+@pytest.mark.parametrize(("image", "stale"), [("vllm", True), ("sglang", False)])
+def test_the_reuse_gate_on_main_refuses_a_sweep_main_made_stale(
+    world: World, tmp_path: Path, image: str, stale: bool
+) -> None:
+    from changelog_tools.testing.fakesweep import merge_now
+
+    w = world
+    w.ci.on_merge = None
+    w.open_pr(1, "feat-a", {}, title="Tune llama", append=entry("Tune llama", f"{LINK}1", KEY))
+    w.fake.add_comment(1, "/reuse-sweep-run", login="lead", association="OWNER")
+    text = (w.author / MASTER).read_text()
+    old = {"vllm": "example/vllm:0.11.0", "sglang": "example/sglang:0.5.5"}[image]
+    moved = w.push_main({MASTER: text.replace(old, old + "-hotfix")}, f"Bump {image}")
+    merge_now(w.fake, 1)
+
+    outputs = _gate_on_push(w, tmp_path)
+
+    if stale:
+        assert outputs["reuse-enabled"] == "false"
+        reason = outputs["reuse-reason"]
+        assert "results are stale (a new sweep is needed)" in reason
+        assert f"{KEY}: {MASTER} (main {moved[:12]})" in reason
+    else:
+        assert outputs["reuse-enabled"] == "true", outputs["reuse-reason"]
