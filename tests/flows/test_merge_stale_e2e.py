@@ -245,3 +245,36 @@ def test_the_reuse_gate_on_main_refuses_a_sweep_main_made_stale(
         assert f"{KEY}: {MASTER} (main {moved[:12]})" in reason
     else:
         assert outputs["reuse-enabled"] == "true", outputs["reuse-reason"]
+
+
+def test_a_rerun_after_the_wait_ended_reports_the_push_run_once_it_completed(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from changelog_tools.testing.fakegithub import FakeJob
+    from changelog_tools.testing.fakesweep import INGEST_JOB, SWEEP_JOBS, lost_ingest_run
+
+    w = world
+    w.open_pr(1, "feat-a", {}, title="Tune llama", append=entry("Tune llama", key=KEY))
+    w.ci.on_merge = lambda _n, sha: lost_ingest_run(w.fake, sha, how="running")
+    assert cli.run(["merge", "1", "--ingest-timeout", "0.2"]) == 5
+    capsys.readouterr()
+    pull = w.fake.pulls[1]
+    run = next(r for r in w.fake.runs.values() if r.head_sha == pull.merge_commit_sha)
+    with w.fake._lock:  # the run completes: it reused the sweep and ingested
+        run.status, run.conclusion = "completed", "success"
+        run.jobs = [
+            FakeJob(w.fake.next_id(), name, "completed", conclusion)
+            for name, conclusion in (
+                (SWEEP_JOBS[0], "skipped"),
+                (SWEEP_JOBS[1], "skipped"),
+                (INGEST_JOB, "success"),
+            )
+        ]
+    before = writes(w)
+
+    assert cli.run(["merge", "1"]) == 0
+
+    out = capsys.readouterr().out
+    assert f"already merged as {pull.merge_commit_sha}" in out
+    assert f"main's push run {run.id}" in out and "reused the sweep" in out
+    assert writes(w) == before
