@@ -14,7 +14,8 @@ Rules (docs/reuse-gate.md explains each):
   from an allowed author association), exactly one sweep label that is a full-sweep label and no
   incompatible label; the source run is the pinned run, or else the newest successful
   ``pull_request`` run of the sweep workflow on a commit still in the PR with unexpired result
-  artifacts; and the drift guard must find no benchmark-affecting change after that run.
+  artifacts; the drift guard must find no benchmark-affecting change after that run; and main
+  must not have changed what the swept configs run since it (the staleness rule).
 
 Every outcome carries a one-line reason. API failures are not outcomes: they propagate as
 :class:`~changelog_tools.errors.GitHubError` and the gate fails closed.
