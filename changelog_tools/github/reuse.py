@@ -331,6 +331,7 @@ class Decision:
     authorization: Authorization | None = None
     refused: bool = False
     drift: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()  # swept configs main changed since the source run
 
     def outputs(self) -> dict[str, str]:
         """The step outputs, under the reference workflow's names (source fields only on reuse)."""
@@ -456,7 +457,12 @@ def _push(
     if isinstance(auth, Decision):
         return auth
 
-    def refuse(why: str, source: Source | None = None, drift: tuple[str, ...] = ()) -> Decision:
+    def refuse(
+        why: str,
+        source: Source | None = None,
+        drift: tuple[str, ...] = (),
+        stale: tuple[str, ...] = (),
+    ) -> Decision:
         return Decision(
             False,
             False,
@@ -466,6 +472,7 @@ def _push(
             authorization=auth,
             refused=True,
             drift=drift,
+            stale=stale,
         )
 
     problem = label_problem(pr, policy)
@@ -508,7 +515,7 @@ def _push(
                 f"{short(run.head_sha)}, so its results are stale (a new sweep is needed): "
                 f"{shown}",
                 source,
-                stale,
+                stale=stale,
             )
     kind = "pinned " if source.pinned else ""
     return Decision(
@@ -654,6 +661,9 @@ def render_summary(decision: Decision, event: Event) -> str:
     if decision.drift:
         lines.append("- Changed after the source run:")
         lines.extend(f"  - `{item}`" for item in decision.drift[:50])
+    if decision.stale:
+        lines.append("- Changed on main since the source run (a new sweep is needed):")
+        lines.extend(f"  - `{item}`" for item in decision.stale[:50])
     return "\n".join(lines) + "\n"
 
 

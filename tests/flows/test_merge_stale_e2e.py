@@ -243,6 +243,9 @@ def test_the_reuse_gate_on_main_refuses_a_sweep_main_made_stale(
         reason = outputs["reuse-reason"]
         assert "results are stale (a new sweep is needed)" in reason
         assert f"{KEY}: {MASTER} (main {moved[:12]})" in reason
+        summary = (tmp_path / "summary.md").read_text()
+        assert "- Changed on main since the source run (a new sweep is needed):" in summary
+        assert f"  - `{KEY}: {MASTER} (main {moved[:12]})`" in summary
     else:
         assert outputs["reuse-enabled"] == "true", outputs["reuse-reason"]
 
