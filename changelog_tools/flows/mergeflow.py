@@ -63,12 +63,10 @@ from changelog_tools.flows.merge_progress import (
     LineConsole,
     TerminalConsole,
     WaitReporter,
-    duration,
 )
 from changelog_tools.flows.merge_reuse import GateReuse
 from changelog_tools.flows.merge_squash import squash_merge
 from changelog_tools.flows.merge_wait import FAILING_CONCLUSIONS, CheckWaiter
-from changelog_tools.flows.push_run import PushRun
 from changelog_tools.github.adapter import Comment, PullRequest
 from changelog_tools.gitrepo import GitRepo
 
@@ -210,7 +208,7 @@ class Flow:
         if not request.wait_ingest:
             self.say("ingest", "not waiting for main's push run (--no-wait-ingest)")
             return PushRunReport(False, sha, source_run)
-        from changelog_tools.flows.push_run import wait_push_run
+        from changelog_tools.flows.push_run import push_run_report, wait_push_run
 
         cfg = self.config
         timeout = float(
@@ -306,67 +304,6 @@ class Flow:
         moved = self.repo.current_branch() != branch or self.repo.try_rev_parse("HEAD") != sha
         if moved and branch:
             self.repo.git_ok("checkout", "--quiet", branch)
-
-
-def push_run_report(found: PushRun, *, sha: str, source_run: int | None, pr: int) -> PushRunReport:
-    """The report of a push run found by :func:`~changelog_tools.flows.push_run.wait_push_run`.
-
-    Not ok (exit 5, with the `recover` command) when the run did not complete in time, or
-    completed without an ingest (no ingest job succeeded, or it ingested a sweep that did not
-    complete). A run that swept again instead of reusing and ingested its own complete sweep
-    lost nothing: reported as not reused, and ok.
-    """
-    from changelog_tools.flows.recover_plan import RecoverRequest
-
-    run, state = found.run, found.state
-    recover = RecoverRequest(pr=pr, source_run=source_run).command()
-    if run is None:
-        return PushRunReport(
-            True,
-            sha,
-            source_run,
-            why=f"had not started after {duration(found.waited)}",
-            recover=recover,
-            waited_seconds=found.waited,
-        )
-    common = {
-        "run_id": run.id,
-        "url": run.html_url,
-        "status": run.status,
-        "conclusion": run.conclusion,
-        "waited_seconds": found.waited,
-    }
-    if state is None:
-        return PushRunReport(
-            True,
-            sha,
-            source_run,
-            why=f"was still {run.status or 'running'} after {duration(found.waited)}; whether "
-            "it ingests is not known yet (once it completes without an ingest, recover it)",
-            recover=recover,
-            **common,  # type: ignore[arg-type]
-        )
-    if not state.reuse_enabled:
-        ran = ", ".join(f"{n} {c}" for n, c in state.sweep_ran[:3])
-        more = f" and {len(state.sweep_ran) - 3} more" if len(state.sweep_ran) > 3 else ""
-        why = f"did not reuse the sweep: benchmark jobs ran ({ran}{more})"
-        if state.lost:
-            why += f"; {state.why}"
-        else:
-            why += f"; {state.why} (its own sweep's results)"
-    else:
-        why = state.why
-    return PushRunReport(
-        True,
-        sha,
-        source_run,
-        reused=state.reuse_enabled,
-        ingest_jobs=state.ingest,
-        ok=not state.lost,
-        why=why,
-        recover=recover if state.lost else None,
-        **common,  # type: ignore[arg-type]
-    )
 
 
 def run_merge(

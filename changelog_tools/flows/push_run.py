@@ -11,10 +11,11 @@ dispatched the ingest.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from changelog_tools.config import Config
+from changelog_tools.flows.merge_plan import PushRunReport
 from changelog_tools.flows.merge_ports import Say
 from changelog_tools.flows.merge_progress import duration
 from changelog_tools.flows.recover_target import IngestState, ingest_state
@@ -72,3 +73,44 @@ def wait_push_run(
         if now - start >= timeout:
             return PushRun(run, None, now - start)
         sleep(min(interval, max(0.0, start + timeout - now)))
+
+
+def push_run_report(found: PushRun, *, sha: str, source_run: int | None, pr: int) -> PushRunReport:
+    """`merge`'s report of the push run :func:`wait_push_run` found for its squash commit.
+
+    Not ok (exit 5, with the `recover` command) when the run did not complete in time, or
+    completed without an ingest (no ingest job succeeded, or it ingested a sweep that did not
+    complete). A run that swept again instead of reusing and ingested its own complete sweep
+    lost nothing: reported as not reused, and ok.
+    """
+    from changelog_tools.flows.recover_plan import RecoverRequest
+
+    run, state = found.run, found.state
+    recover = RecoverRequest(pr=pr, source_run=source_run).command()
+    report = PushRunReport(True, sha, source_run, recover=recover, waited_seconds=found.waited)
+    if run is None:
+        return replace(report, why=f"had not started after {duration(found.waited)}")
+    report = replace(
+        report, run_id=run.id, url=run.html_url, status=run.status, conclusion=run.conclusion
+    )
+    if state is None:
+        return replace(
+            report,
+            why=f"was still {run.status or 'running'} after {duration(found.waited)}; whether "
+            "it ingests is not known yet (once it completes without an ingest, recover it)",
+        )
+    why = state.why
+    if not state.reuse_enabled:
+        ran = ", ".join(f"{n} {c}" for n, c in state.sweep_ran[:3])
+        more = f" and {len(state.sweep_ran) - 3} more" if len(state.sweep_ran) > 3 else ""
+        why = f"did not reuse the sweep: benchmark jobs ran ({ran}{more}); {state.why}"
+        if not state.lost:
+            why += " (its own sweep's results)"
+    return replace(
+        report,
+        reused=state.reuse_enabled,
+        ingest_jobs=state.ingest,
+        ok=not state.lost,
+        why=why,
+        recover=recover if state.lost else None,
+    )

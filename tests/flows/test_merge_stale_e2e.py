@@ -281,3 +281,25 @@ def test_a_rerun_after_the_wait_ended_reports_the_push_run_once_it_completed(
     assert f"already merged as {pull.merge_commit_sha}" in out
     assert f"main's push run {run.id}" in out and "reused the sweep" in out
     assert writes(w) == before
+
+
+def test_a_push_run_that_swept_again_and_ingested_lost_nothing_and_says_it_did_not_reuse(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from changelog_tools.testing.fakesweep import INGEST_JOB, SWEEP_JOBS, WORKFLOW
+
+    w = world
+    w.open_pr(1, "feat-a", {}, title="Tune llama", append=entry("Tune llama", key=KEY))
+    jobs: list[tuple[str, str | None]] = [(name, "success") for name in (*SWEEP_JOBS, INGEST_JOB)]
+    w.ci.on_merge = lambda _n, sha: w.fake.add_run(
+        WORKFLOW, sha, event="push", head_branch="main", jobs=jobs
+    )
+
+    assert cli.run(["merge", "1", "--format", "json"]) == 0
+
+    report = json.loads(capsys.readouterr().out)["push-run"]
+    assert report["reused-sweep"] is False and report["ingest-finished"] is True
+    assert report["ok"] is True and report["recover-command"] is None
+    assert report["reason"].startswith("did not reuse the sweep: benchmark jobs ran")
