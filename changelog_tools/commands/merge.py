@@ -73,7 +73,8 @@ def merge(
                     worktree (a changelog conflict is resolved, any other conflict aborts);
                     placeholder pr-links canonicalized; `check` passes in PR mode; an
                     eligible source run exists (the `reuse-gate` rules and drift guard,
-                    applied to exactly what will be merged)
+                    applied to exactly what will be merged); main has not changed what
+                    the swept configs run since that run (else a new sweep is needed)
       2 authorize   post `/reuse-sweep-run` unless the newest authorized command already
                     says the same (a maintainer's pin is kept)
       3 push        the new head, never forced (a moved branch stops the flow)
