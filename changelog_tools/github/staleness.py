@@ -157,7 +157,7 @@ def check_staleness(
         if not paths:
             continue
         commit = _commit_of(
-            repo, fork, base, key, entry_path, [p for p in paths if p != entry_path], old, new
+            repo, fork, base, key, entry_path, [p for p in paths if p != entry_path], old
         )
         stale.append(StaleConfig(key, tuple(dict.fromkeys(paths)), ", ".join(whats), commit))
     return StalenessReport(source, base, fork, keys, tuple(stale))
@@ -241,7 +241,6 @@ def _commit_of(
     entry_path: str | None,
     others: Sequence[str],
     old: Any,
-    new: Any,
 ) -> str:
     """The newest main commit in fork..base that changed ``key``'s entry or one of ``others``."""
     candidates: list[str] = []
