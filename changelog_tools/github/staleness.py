@@ -107,15 +107,16 @@ def check_staleness(
 
     ``changelog`` is the changelog's path in ``repo`` (default: the configured one).
     """
-    from changelog_tools.lint.context import Context
-    from changelog_tools.lint.tree import GitTree
-
     source = repo.rev_parse(source)
     base = repo.rev_parse(base)
     fork = repo.merge_base(source, base)
     report = StalenessReport(source, base, fork)
     if fork == base:
-        return report  # main has nothing the source commit lacks
+        # main has nothing the source commit lacks (the usual case): no parser is loaded
+        return report
+    from changelog_tools.lint.context import Context
+    from changelog_tools.lint.tree import GitTree
+
     changed = frozenset(repo.tree_changes(f"{fork}^{{tree}}", f"{base}^{{tree}}"))
     patterns = swept_keys(
         repo, fork_point=fork, source=source, changelog=changelog or config.changelog
