@@ -163,6 +163,8 @@ def cli() -> None:
       2  usage or configuration error
       3  git or GitHub failed (after retries)
       4  a flow stopped safely; what it did remotely is printed, a re-run resumes
+      5  merged, but main's push run did not reuse the sweep and ingest (or not in time);
+         the `recover` command that fixes it is printed
       70 internal error (a log file was saved)
       130 interrupted (Ctrl-C, SIGINT)
 

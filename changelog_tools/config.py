@@ -285,6 +285,21 @@ OPTIONS: tuple[Option, ...] = (
         "its sweep ran cannot reuse that sweep. The PR's changelog entries always count.",
     ),
     Option(
+        "sweep-shared-paths",
+        ["utils/matrix_logic/**", "benchmarks/benchmark_lib.sh"],
+        _STR_LIST,
+        "gitignore-style patterns of files every swept config runs (the matrix logic, the "
+        "library every benchmark script sources); when main changed one after a pull "
+        "request's sweep, that sweep is stale and is not reused.",
+    ),
+    Option(
+        "ingest-timeout",
+        1800,
+        {"type": "integer", "minimum": 0},
+        "Seconds `merge` waits for main's push run of the squash commit to complete (to "
+        "report whether it reused the sweep and ingested).",
+    ),
+    Option(
         "skip-sweep-marker",
         "[skip-sweep]",
         {"type": "string", "minLength": 1},
@@ -681,6 +696,8 @@ class Config:
     check_poll_interval: float
     required_checks: tuple[str, ...]
     drift_paths: tuple[str, ...]
+    sweep_shared_paths: tuple[str, ...]
+    ingest_timeout: int
     skip_sweep_marker: str
     merge_driver_name: str
     lint_rules: Mapping[str, str]

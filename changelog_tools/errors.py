@@ -13,6 +13,9 @@ class ExitCode(IntEnum):
     USAGE = 2  # bad command line or bad configuration
     EXTERNAL = 3  # git, GitHub or the network failed (after retries)
     ABORTED = 4  # a flow stopped safely; it says what it did remotely, and a re-run resumes
+    # `merge` merged the PR, but main's push run did not reuse its sweep and dispatch the
+    # ingest (or had not completed in time): the printed `recover` command is the fix
+    INGEST_MISSING = 5
     INTERNAL = 70  # a bug in changelog-tools itself (EX_SOFTWARE); a log was saved
     INTERRUPTED = 130  # Ctrl-C
 

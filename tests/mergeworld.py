@@ -12,6 +12,7 @@ from pathlib import Path
 import changelog_tools
 from changelog_tools.testing.fakeci import FakeCI, Verdict, all_green
 from changelog_tools.testing.fakegithub import FakeGitHub
+from changelog_tools.testing.fakesweep import ci_push_runs
 from tests.conftest import commit_files, git
 
 REPOSITORY = "example-org/inferencex-mini"
@@ -25,6 +26,7 @@ github-retry-backoff: 0
 github-write-interval: 0
 check-poll-interval: 0.02
 check-timeout: 20
+ingest-timeout: 20
 """
 
 
@@ -138,7 +140,8 @@ def build_world(tmp: Path, verdict: Verdict | None = None) -> Iterator[World]:
     clone = tmp / "clone"
     git(tmp, "clone", "-q", str(origin), str(clone))
     fake = FakeGitHub(REPOSITORY, git_origin=origin, token=TOKEN).start()
-    ci = FakeCI(fake, verdict or all_green()).start()
+    # CI: each merge to main gets the push run the reuse gate's first rules give it
+    ci = FakeCI(fake, verdict or all_green(), on_merge=ci_push_runs(fake)).start()
     world = World(tmp, origin, author, clone, fake, ci)
     world.env = {"GH_TOKEN": TOKEN, "GITHUB_API_URL": fake.base_url}
     try:

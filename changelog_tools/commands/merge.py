@@ -36,6 +36,20 @@ from changelog_tools.config import Config
     help="Reuse this sweep run; posted as `/reuse-sweep-run RUN` when it is not the "
     "run a bare command would select.",
 )
+@click.option(
+    "--wait-ingest/--no-wait-ingest",
+    default=True,
+    show_default=True,
+    help="After the merge, wait for main's push run of the squash commit and report whether "
+    "it reused the sweep and dispatched the ingest (exit 5 and the `recover` command when "
+    "not).",
+)
+@click.option(
+    "--ingest-timeout",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Seconds to wait for main's push run to complete (default: `ingest-timeout`).",
+)
 @flow_options("the checks")
 @config_option
 def merge(
@@ -43,6 +57,8 @@ def merge(
     dry_run: bool,
     admin: bool,
     run_id: int | None,
+    wait_ingest: bool,
+    ingest_timeout: float | None,
     timeout: float | None,
     poll_interval: float | None,
     output_format: str,
@@ -57,7 +73,8 @@ def merge(
                     worktree (a changelog conflict is resolved, any other conflict aborts);
                     placeholder pr-links canonicalized; `check` passes in PR mode; an
                     eligible source run exists (the `reuse-gate` rules and drift guard,
-                    applied to exactly what will be merged)
+                    applied to exactly what will be merged); main has not changed what
+                    the swept configs run since that run (else a new sweep is needed)
       2 authorize   post `/reuse-sweep-run` unless the newest authorized command already
                     says the same (a maintainer's pin is kept)
       3 push        the new head, never forced (a moved branch stops the flow)
@@ -66,6 +83,9 @@ def merge(
                     line on a terminal, plain lines in a log)
       5 merge       squash, pinned to the pushed commit; the squash message never carries
                     a CI-skip marker
+      6 ingest      wait (at most `ingest-timeout`) for main's push run of the squash
+                    commit; report its id, whether it reused the sweep, and whether its
+                    ingest job ran and succeeded (--no-wait-ingest: do not wait)
 
     Nothing remote happens before every preflight passed. Re-running after an
     interruption continues from where the PR is (already authorized, pushed, merged).
@@ -80,7 +100,9 @@ def merge(
     Exit status: 0 merged (or already merged; with --dry-run: the plan is ready),
     1 the PR is not eligible (the reason is printed), 2 usage or configuration error,
     3 git or GitHub failed after retries, 4 stopped safely before merging (the message
-    says what was already posted or pushed; a re-run resumes from there).
+    says what was already posted or pushed; a re-run resumes from there), 5 merged, but
+    main's push run lost the ingest or had not completed in time (the exact `recover`
+    command is printed; the report, also in --format json, says what the run did).
 
     \b
     Examples:
@@ -100,9 +122,25 @@ def merge(
             run_id=run_id,
             timeout=timeout,
             poll_interval=poll_interval,
+            wait_ingest=wait_ingest,
+            ingest_timeout=ingest_timeout,
         ),
         config=config,
         progress=progress,
         live=live,
     )
-    return emit_outcome(outcome, render_outcome, output_format)
+    code = emit_outcome(outcome, render_outcome, output_format)
+    report = outcome.push_run
+    if outcome.ingest_missing and report is not None:
+        from changelog_tools.diagnostics import no_commands
+        from changelog_tools.errors import ExitCode
+
+        click.echo(
+            no_commands(
+                f"error: PR #{pr} is merged as {outcome.merge_commit}, but {report.sentence()}"
+            ),
+            err=True,
+        )
+        click.echo(no_commands(f"hint: recover the ingest with `{report.recover}`"), err=True)
+        return int(ExitCode.INGEST_MISSING)
+    return code

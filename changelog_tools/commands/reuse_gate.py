@@ -112,7 +112,22 @@ def gate(
         )
         return report.items()
 
-    decision = reuse.decide(event, policy, api, drift_check=drift, log=_progress)
+    def stale(pr: PullRequest, run: WorkflowRun) -> Sequence[str]:
+        from changelog_tools.github.drift import merge_base_before
+        from changelog_tools.github.staleness import check_staleness
+
+        assert run.head_sha is not None and event.sha is not None  # validated before
+        repo = open_repo(checkout)
+        report = check_staleness(
+            repo,
+            source=run.head_sha,
+            base=merge_base_before(repo, repo.rev_parse(event.sha), event.before),
+            config=config,
+            changelog=_changelog_in_checkout(config, repo.path),
+        )
+        return report.items()
+
+    decision = reuse.decide(event, policy, api, drift_check=drift, stale_check=stale, log=_progress)
     _progress(f"{api.requests} GitHub API request(s)")
     return decision
 

@@ -51,6 +51,7 @@ github-write-interval: 0
 github-retry-backoff: 0.1
 check-poll-interval: 0.1
 check-timeout: 60
+ingest-timeout: 60
 """
 
 
@@ -592,7 +593,11 @@ def serve_sandbox(
             fake.start(0)  # the recorded port is taken: any free one, and a new env.sh
         try:
             verdict = _real_check_verdict(root / "origin.git", root / meta["config"])
-            ci = FakeCI(fake, verdict, interval=0.05)
+            from changelog_tools.testing.fakesweep import ci_push_runs
+
+            # each merge to main gets the push run the reuse gate's rules give it (a merge
+            # before the restart already has one: it is not given a second)
+            ci = FakeCI(fake, verdict, interval=0.05, on_merge=ci_push_runs(fake))
             ci.seen.update(c.head_sha for c in fake.check_runs)  # reported before the restart
             ci.start()
             try:

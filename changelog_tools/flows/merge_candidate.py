@@ -12,6 +12,7 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
 from changelog_tools.errors import AbortedError, DataError
 from changelog_tools.flows import mergeflow_git as mg
@@ -68,6 +69,7 @@ def build_candidate(
     n = pull.number
     wt = scratch.repo
     marker = cfg.skip_sweep_marker
+    _own_change(cfg, wt, main_sha=main_sha, head=pull.head_sha, pr=n)
     attempt = mg.merge_main(
         scratch,
         main_sha=main_sha,
@@ -139,6 +141,48 @@ def build_candidate(
         kind=kind,
         commit_messages=tuple(mg.pr_commit_subjects(wt, main_sha=main_sha, head=candidate)),
     )
+
+
+# An existing entry deleted or changed in meaning: no merge of main can make that eligible.
+_HISTORY_EDITS = frozenset({dx.ENTRY_DELETED, dx.ENTRY_CHANGED, dx.MIXED_CORRECTION_APPEND})
+
+
+def _own_change(cfg: Config, wt: GitRepo, *, main_sha: str, head: str, pr: int) -> None:
+    """Refuse a PR whose own change edits changelog history, before main is merged in.
+
+    Judged against the PR's fork point, not main: whether main moved meanwhile (a conflict to
+    resolve) or not, the same PR gets the same answer, exit 1 (not eligible), never "stopped
+    safely, re-run later".
+    """
+    from changelog_tools.ledger.appendonly import compare
+
+    data = wt.read_blob(head, cfg.changelog)
+    if data is None:
+        return
+    fork = wt.merge_base(head, main_sha)
+    change = compare(
+        wt.read_blob(fork, cfg.changelog),
+        data,
+        path=cfg.changelog,
+        base_label=f"{cfg.changelog}@{fork[:12]}",
+        max_size=cfg.max_file_size,
+        whitespace_separator=cfg.whitespace_only_separator,
+    )
+    edits = [
+        d
+        for d in change.diagnostics
+        if d.severity is dx.Severity.ERROR and d.code in _HISTORY_EDITS
+    ]
+    if edits:
+        d = edits[0]
+        where = f"{d.path}:{d.line}" if d.line else d.path
+        more = f" (and {len(edits) - 1} more)" if len(edits) > 1 else ""
+        raise DataError(
+            f"PR #{pr} is not eligible: it edits changelog history, not only appends: "
+            f"{where}: {d.code} {d.message}{more}",
+            hint="existing entries are immutable (pr-link corrections aside): restore them on "
+            "the PR branch, push, and re-run",
+        )
 
 
 def resolve_changelog(

@@ -47,6 +47,8 @@ class MergeRequest:
     run_id: int | None = None  # --run: reuse this run (posted as a pin when not the latest)
     timeout: float | None = None  # seconds to wait for checks; None: config `check-timeout`
     poll_interval: float | None = None  # None: config `check-poll-interval`
+    wait_ingest: bool = True  # wait for main's push run of the squash commit and report it
+    ingest_timeout: float | None = None  # None: config `ingest-timeout`
 
 
 @dataclass(frozen=True)
@@ -115,12 +117,93 @@ class Plan:
 
 
 @dataclass(frozen=True)
+class PushRunReport:
+    """What main's push run of the squash commit did (or that it was not awaited / not done).
+
+    ``ok`` is the one fact that matters: the run completed, reused the sweep (no benchmark job
+    ran) and its ingest job succeeded (the ingest was dispatched). Otherwise ``recover`` is the
+    exact command that ingests the sweep's results for main.
+    """
+
+    waited: bool
+    sha: str
+    source_run: int | None
+    run_id: int | None = None
+    url: str | None = None
+    status: str | None = None  # the run's status when the wait ended
+    conclusion: str | None = None
+    reused: bool | None = None  # None: not known (not awaited, no run, not completed)
+    ingest_jobs: tuple[tuple[str, str], ...] = ()  # (job, conclusion)
+    ok: bool = False
+    why: str = ""
+    recover: str | None = None
+    waited_seconds: float = 0.0
+
+    @property
+    def ingest_dispatched(self) -> bool | None:
+        """An ingest job ran (was not skipped); None before the run completed."""
+        if self.reused is None:
+            return None
+        return any(state not in ("skipped", "unknown") for _n, state in self.ingest_jobs)
+
+    @property
+    def ingest_finished(self) -> bool | None:
+        """An ingest job ran to success; None before the run completed."""
+        if self.reused is None:
+            return None
+        return any(state == "success" for _n, state in self.ingest_jobs)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "waited": self.waited,
+            "commit": self.sha,
+            "id": self.run_id,
+            "url": self.url,
+            "status": self.status,
+            "conclusion": self.conclusion,
+            "expected-source-run": self.source_run,
+            "reused-sweep": self.reused,
+            "ingest-dispatched": self.ingest_dispatched,
+            "ingest-finished": self.ingest_finished,
+            "ingest-jobs": [{"name": n, "conclusion": c} for n, c in self.ingest_jobs],
+            "ok": self.ok,
+            "reason": self.why,
+            "recover-command": self.recover,
+            "waited-seconds": round(self.waited_seconds, 3),
+        }
+
+    def sentence(self) -> str:
+        """What main's push run did, plainly (for stdout)."""
+        source = f"sweep run {self.source_run}" if self.source_run is not None else "the sweep"
+        if not self.waited:
+            return (
+                f"main's push run was not awaited (--no-wait-ingest); it should reuse {source} "
+                "and dispatch the ingest"
+            )
+        run = (
+            f"main's push run {self.run_id}" + (f" ({self.url})" if self.url else "")
+            if self.run_id is not None
+            else "main's push run"
+        )
+        if self.ok:
+            jobs = ", ".join(n for n, c in self.ingest_jobs if c == "success")
+            return f"{run} reused {source}; {jobs} succeeded: the ingest was dispatched"
+        return f"{run} {self.why}: the results of {source} are not ingested for main"
+
+
+@dataclass(frozen=True)
 class Outcome:
     plan: Plan | None  # None when the PR was already merged
     merged: bool
     merge_commit: str | None
     dry_run: bool
     already_merged: bool = False
+    push_run: PushRunReport | None = None  # main's push run of the squash (after a merge)
+
+    @property
+    def ingest_missing(self) -> bool:
+        """Merged, and main's push run was awaited but did not reuse and ingest."""
+        return self.push_run is not None and self.push_run.waited and not self.push_run.ok
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -128,6 +211,7 @@ class Outcome:
             "merged": self.merged,
             "already-merged": self.already_merged,
             "merge-commit": self.merge_commit,
+            "push-run": None if self.push_run is None else self.push_run.to_json(),
             "plan": None if self.plan is None else self.plan.to_json(),
         }
 
@@ -135,7 +219,12 @@ class Outcome:
 def render_outcome(outcome: Outcome) -> str:
     """The plan and the result as text (stdout)."""
     if outcome.plan is None:
-        return f"already merged as {outcome.merge_commit}\n"
+        text = f"already merged as {outcome.merge_commit}\n"
+        if outcome.push_run is not None:
+            text += outcome.push_run.sentence() + "\n"
+            if outcome.push_run.recover:
+                text += f"recover with:  {outcome.push_run.recover}\n"
+        return text
     p = outcome.plan
     dry = outcome.dry_run
     lines = [f"PR #{p.pr}: {p.title}"]
@@ -169,5 +258,9 @@ def render_outcome(outcome: Outcome) -> str:
     if dry:
         lines.append("dry run: nothing was posted, pushed or merged")
     elif outcome.merged:
-        lines.append(f"merged as {outcome.merge_commit}; main reuses sweep run {p.source.id}")
+        lines.append(f"merged as {outcome.merge_commit}")
+        if outcome.push_run is not None:
+            lines.append(outcome.push_run.sentence())
+            if outcome.push_run.recover:
+                lines.append(f"recover with:  {outcome.push_run.recover}")
     return "\n".join(lines) + "\n"

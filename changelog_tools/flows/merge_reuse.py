@@ -1,7 +1,8 @@
 """The reuse rules of `reuse-gate`, asked by the merge flow before it merges instead of after.
 
 Which authorization counts, which sweep run main will reuse (pinned or the newest eligible),
-and the drift guard against exactly the commit that will be merged.
+the drift guard against exactly the commit that will be merged, and the staleness rule (main
+changed what the swept configs run since the sweep).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class GateReuse:
                 f"({(run.head_sha or '?')[:7]}): {', '.join(drift[:10])}",
                 hint="let the PR sweep again on its current head, then re-run the merge",
             )
+        self._stale(run, main_sha=main_sha, pr=pull.number)
         return SourceRun(
             id=run.id,
             attempt=run.run_attempt,
@@ -67,6 +69,21 @@ class GateReuse:
             conclusion=run.conclusion,
             latest=run_id is None,
         )
+
+    def _stale(self, run: Any, *, main_sha: str, pr: int) -> None:
+        """Refuse when main changed what the configs the run swept execute (a new sweep is
+        needed: reusing would ingest results of a configuration main no longer has)."""
+        from changelog_tools.github.staleness import check_staleness
+
+        report = check_staleness(
+            self.repo, source=run.head_sha or "", base=main_sha, config=self.config
+        )
+        if not report.ok:
+            raise DataError(
+                f"reuse of run {run.id} refused: {report.describe(main_branch=self.config.main_branch)}",
+                hint=f"a new sweep is needed: let PR #{pr} sweep again with "
+                f"{self.config.main_branch} merged in, then re-run the merge",
+            )
 
     def _drift(self, run: Any, *, candidate: str, main_sha: str) -> tuple[str, ...]:
         from changelog_tools.github.drift import check_drift

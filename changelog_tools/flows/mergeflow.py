@@ -4,7 +4,8 @@ Steps: preflight (PR state, labels, local merge of main + changelog resolution +
 canonicalization in a scratch worktree, `check` in PR mode, an eligible source run including the
 drift guard against exactly that result) -> authorize (`/reuse-sweep-run`, only if needed) ->
 push (never forced) -> wait (the changelog check, then every check) -> merge (squash pinned to
-the pushed SHA).
+the pushed SHA) -> main's push run of the squash commit (did it reuse the sweep and dispatch
+the ingest? bounded wait; the `recover` command when it did not).
 
 Nothing remote happens until every preflight passed. A re-run continues from where the PR is:
 a merged PR is reported, an authorization already in place is not posted again, and a head this
@@ -50,6 +51,7 @@ from changelog_tools.flows.merge_plan import (
     MergeRequest,
     Outcome,
     Plan,
+    PushRunReport,
     Resolution,
     SourceRun,
     render_outcome,
@@ -158,7 +160,11 @@ class Flow:
                 self.say(
                     "merge", f"PR #{request.pr} is already merged as {merged.merge_commit_sha}"
                 )
-                return Outcome(None, True, merged.merge_commit_sha, request.dry_run, True)
+                report = None
+                if merged.merge_commit_sha and not request.dry_run:
+                    # a re-run after a wait that ended early: report main's push run now
+                    report = self.push_run(request, merged.merge_commit_sha, source_run=None)
+                return Outcome(None, True, merged.merge_commit_sha, request.dry_run, True, report)
             scratch, main_sha = stack.enter_context(
                 scratch_on_head(repo=self.repo, config=self.config, pull=pull, say=self.say)
             )
@@ -193,7 +199,44 @@ class Flow:
                 if remote.summary():
                     self._console.line(f"[merge] interrupted. {remote.summary()}")
                 raise
-            return Outcome(plan, True, result, False)
+            # 6. main's push run: did it reuse the sweep and dispatch the ingest?
+            report = self.push_run(request, result, source_run=plan.source.id)
+            return Outcome(plan, True, result, False, push_run=report)
+
+    def push_run(self, request: MergeRequest, sha: str, *, source_run: int | None) -> PushRunReport:
+        """Wait (bounded) for main's push run of ``sha`` and say what it did."""
+        if not request.wait_ingest:
+            self.say("ingest", "not waiting for main's push run (--no-wait-ingest)")
+            return PushRunReport(False, sha, source_run)
+        from changelog_tools.flows.push_run import push_run_report, wait_push_run
+
+        cfg = self.config
+        timeout = float(
+            cfg.ingest_timeout if request.ingest_timeout is None else request.ingest_timeout
+        )
+        interval = float(
+            cfg.check_poll_interval if request.poll_interval is None else request.poll_interval
+        )
+        try:
+            found = wait_push_run(
+                self.github,
+                cfg,
+                sha,
+                timeout=timeout,
+                interval=interval,
+                say=self.say,
+                sleep=self.sleep,
+                clock=self.clock,
+            )
+        except ChangelogToolsError as exc:
+            exc.add_sentence(
+                f"PR #{request.pr} is merged as {sha[:12]}; only the report of main's push run "
+                "is missing"
+            )
+            raise
+        report = push_run_report(found, sha=sha, source_run=source_run, pr=request.pr)
+        self.say("ingest", report.sentence())
+        return report
 
     def plan(self, pull: PullRequest, request: MergeRequest, candidate: Candidate) -> Plan:
         """The source run, the authorization to post and the squash message for ``candidate``."""

@@ -64,7 +64,6 @@ from changelog_tools.flows.recover_scope import (
 from changelog_tools.flows.recover_target import (
     Target,
     find_target,
-    ingest_state,
     parse_run_url,
 )
 from changelog_tools.github.adapter import PullRequest
@@ -351,7 +350,26 @@ class RecoverFlow:
             self.repo, parent=start, path=cfg.changelog, data=data, message="preview"
         )
         self._drift(source, merged=recovery, before=start, n=n, why="the recovery merges")
+        self._stale(source, start=start, n=n)
         return data
+
+    def _stale(self, source: Source, *, start: str, n: int) -> None:
+        """The reuse gate on the recovery's push refuses a sweep whose configs main changed
+        since it ran (the staleness rule); refuse now, before anything is written."""
+        from changelog_tools.github.staleness import check_staleness
+
+        cfg = self.config
+        report = check_staleness(
+            self.repo, source=source.run.head_sha or "", base=start, config=cfg
+        )
+        if not report.ok:
+            raise DataError(
+                f"source run {source.run.id} of PR #{n} is stale: "
+                f"{report.describe(main_branch=cfg.main_branch)}; its results do not describe "
+                f"what {cfg.main_branch} runs now, and the reuse gate would refuse them",
+                hint=f"a new sweep is needed: the configs must be swept again on "
+                f"{cfg.main_branch} (recover cannot reuse this run)",
+            )
 
     def _check(self, base: bytes, head: bytes, *, start: str, pr: int | None) -> None:
         """`check` on the recovery's change: PR mode once the PR exists, local mode before."""
@@ -671,41 +689,28 @@ class RecoverFlow:
 
     def _await_ingest(self, merged: str, source: Source, request: RecoverRequest) -> IngestReport:
         """Wait for the push run of ``merged`` to complete; it must have reused and ingested."""
-        cfg = self.config
+        from changelog_tools.flows.push_run import wait_push_run
+
         timeout, interval = self._times(request)
-        start = self.clock()
-        self.say(
-            "ingest",
-            f"waiting for the push run of {cfg.sweep_workflow} on {merged[:12]}; a look every "
-            f"{duration(interval)}, for at most {duration(timeout)}",
+        found = wait_push_run(
+            self.github,
+            self.config,
+            merged,
+            timeout=timeout,
+            interval=interval,
+            say=self.say,
+            sleep=self.sleep,
+            clock=self.clock,
         )
-        seen: tuple[int, str | None] | None = None
-        while True:
-            run = next(
-                iter(
-                    self.github.iter_workflow_runs(
-                        cfg.sweep_workflow, event="push", head_sha=merged
-                    )
-                ),
-                None,
+        run, state = found.run, found.state
+        if run is None or state is None:
+            where = f"run {run.id} is {run.status}" if run is not None else "no run has started"
+            raise AbortedError(
+                f"the recovery is merged as {merged[:12]}, but after {duration(timeout)} "
+                f"{where}; whether it ingested is not known yet",
+                hint=f"re-run `{request.command()}` later: it finds the merged recovery and "
+                "checks the push run",
             )
-            if run is not None and (run.id, run.status) != seen:
-                # a line when the run appears and each time its status changes, not per look
-                seen = (run.id, run.status)
-                self.say("ingest", f"push run {run.id} is {run.status or 'in an unknown state'}")
-            if run is not None and run.status == "completed":
-                break
-            now = self.clock()
-            if now - start >= timeout:
-                where = f"run {run.id} is {run.status}" if run is not None else "no run has started"
-                raise AbortedError(
-                    f"the recovery is merged as {merged[:12]}, but after {duration(timeout)} "
-                    f"{where}; whether it ingested is not known yet",
-                    hint=f"re-run `{request.command()}` later: it finds the merged recovery and "
-                    "checks the push run",
-                )
-            self.sleep(min(interval, max(0.0, start + timeout - now)))
-        state = ingest_state(self.github.list_run_jobs(run.id), cfg)
         ok = state.ingest_succeeded()
         if not state.reuse_enabled or not ok or state.lost:
             what = (

@@ -14,7 +14,8 @@ Rules (docs/reuse-gate.md explains each):
   from an allowed author association), exactly one sweep label that is a full-sweep label and no
   incompatible label; the source run is the pinned run, or else the newest successful
   ``pull_request`` run of the sweep workflow on a commit still in the PR with unexpired result
-  artifacts; and the drift guard must find no benchmark-affecting change after that run.
+  artifacts; the drift guard must find no benchmark-affecting change after that run; and main
+  must not have changed what the swept configs run since it (the staleness rule).
 
 Every outcome carries a one-line reason. API failures are not outcomes: they propagate as
 :class:`~changelog_tools.errors.GitHubError` and the gate fails closed.
@@ -330,6 +331,7 @@ class Decision:
     authorization: Authorization | None = None
     refused: bool = False
     drift: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()  # swept configs main changed since the source run
 
     def outputs(self) -> dict[str, str]:
         """The step outputs, under the reference workflow's names (source fields only on reuse)."""
@@ -356,13 +358,18 @@ def decide(
     api: GateAPI,
     *,
     drift_check: DriftCheck | None = None,
+    stale_check: DriftCheck | None = None,
     log: Callable[[str], None] = _quiet,
 ) -> Decision:
-    """Decide reuse for ``event``; GitHub errors propagate (the caller fails closed)."""
+    """Decide reuse for ``event``; GitHub errors propagate (the caller fails closed).
+
+    ``stale_check`` names the swept configs main changed since the source run (the staleness
+    rule, :mod:`~changelog_tools.github.staleness`); anything it names refuses reuse.
+    """
     if event.name == "pull_request":
         return _pull_request(event, policy, api, log)
     if event.name == "push":
-        return _push(event, policy, api, drift_check, log)
+        return _push(event, policy, api, drift_check, log, stale_check)
     return Decision(
         False, False, f"event {event.name!r} is neither pull_request nor push; no reuse"
     )
@@ -415,6 +422,7 @@ def _push(
     api: GateAPI,
     drift_check: DriftCheck | None,
     log: Callable[[str], None],
+    stale_check: DriftCheck | None = None,
 ) -> Decision:
     main_ref = f"refs/heads/{policy.main_branch}"
     if event.ref != main_ref:
@@ -449,7 +457,12 @@ def _push(
     if isinstance(auth, Decision):
         return auth
 
-    def refuse(why: str, source: Source | None = None, drift: tuple[str, ...] = ()) -> Decision:
+    def refuse(
+        why: str,
+        source: Source | None = None,
+        drift: tuple[str, ...] = (),
+        stale: tuple[str, ...] = (),
+    ) -> Decision:
         return Decision(
             False,
             False,
@@ -459,6 +472,7 @@ def _push(
             authorization=auth,
             refused=True,
             drift=drift,
+            stale=stale,
         )
 
     problem = label_problem(pr, policy)
@@ -488,6 +502,20 @@ def _push(
                 f"{shown}",
                 source,
                 drift,
+            )
+    if stale_check is not None:
+        log(f"checking whether main changed what run {run.id}'s configs run since it")
+        stale = tuple(stale_check(pr, run))
+        if stale:
+            shown = "; ".join(stale[:10]) + (
+                f" and {len(stale) - 10} more" if len(stale) > 10 else ""
+            )
+            return refuse(
+                f"main changed what the configs run {run.id} swept execute since "
+                f"{short(run.head_sha)}, so its results are stale (a new sweep is needed): "
+                f"{shown}",
+                source,
+                stale=stale,
             )
     kind = "pinned " if source.pinned else ""
     return Decision(
@@ -633,6 +661,9 @@ def render_summary(decision: Decision, event: Event) -> str:
     if decision.drift:
         lines.append("- Changed after the source run:")
         lines.extend(f"  - `{item}`" for item in decision.drift[:50])
+    if decision.stale:
+        lines.append("- Changed on main since the source run (a new sweep is needed):")
+        lines.extend(f"  - `{item}`" for item in decision.stale[:50])
     return "\n".join(lines) + "\n"
 
 

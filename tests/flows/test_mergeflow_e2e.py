@@ -85,14 +85,32 @@ def test_a_clean_merge_canonicalizes_authorizes_pushes_waits_and_squashes(
         ("PUT", f"/repos/{REPOSITORY}/pulls/1/merge"),
     ]
     out = capsys.readouterr()
-    assert f"merged as {pull.merge_commit_sha}; main reuses sweep run" in out.out
+    push = next(r for r in w.fake.runs.values() if r.head_sha == pull.merge_commit_sha)
+    source = next(r for r in w.fake.runs.values() if r.event == "pull_request")
+    assert f"merged as {pull.merge_commit_sha}\n" in out.out
+    assert (
+        f"main's push run {push.id} ({push_url(w, push.id)}) reused sweep run {source.id}; "
+        "trigger-ingest succeeded: the ingest was dispatched" in out.out
+    )
     assert "[authorize] posting `/reuse-sweep-run` on PR #1" in out.err
     assert git(w.clone, "rev-parse", "HEAD") == clone_head
     assert_clean_clone(w)
-    # 9 requests plus 2 (check runs + combined status) per extra look at the checks
+    # 9 requests plus 2 (check runs + combined status) per extra look at the checks, then
+    # one per look for main's push run and one for its jobs
     print(f"clean merge: {len(w.fake.log)} API requests")
     polls = w.fake.count("GET", r"/check-runs$")
-    assert polls >= 1 and len(w.fake.log) == 9 + 2 * (polls - 1)
+    looks = sum(
+        1
+        for r in w.fake.requests("GET", r"/actions/workflows/run-sweep.yml/runs$")
+        if r.query.get("event") == "push"
+    )
+    assert w.fake.count("GET", rf"/actions/runs/{push.id}/jobs$") == 1
+    assert polls >= 1 and looks >= 1
+    assert len(w.fake.log) == 9 + 2 * (polls - 1) + looks + 1
+
+
+def push_url(w: World, run_id: int) -> str:
+    return w.fake.html(f"/actions/runs/{run_id}")
 
 
 def make_flow(w: World, **kw: object) -> Flow:
@@ -374,7 +392,7 @@ def test_a_maintainers_pin_is_kept_and_not_overridden(
     w.fake.add_comment(1, f"/reuse-sweep-run {older.id}", login="lead", association="OWNER")
     assert merge("1") == 0
     assert [c.body for c in w.fake.comments.values()] == [f"/reuse-sweep-run {older.id}"]
-    assert f"main reuses sweep run {older.id}" in capsys.readouterr().out
+    assert f"reused sweep run {older.id}; trigger-ingest succeeded" in capsys.readouterr().out
 
 
 def test_checks_that_never_finish_time_out_with_exit_4_and_nothing_merged(

@@ -689,3 +689,27 @@ def test_a_merge_that_inserted_its_entry_among_older_ones_is_recovered_at_the_en
         out = capsys.readouterr().out
         assert "note:  the merge of #1 broke CL103" in out
         assert "the recovery appends its entries at the end, one empty line apart" in out
+
+
+@pytest.mark.parametrize(("image", "stale"), [("vllm", True), ("sglang", False)])
+def test_recover_refuses_a_source_run_main_made_stale_and_not_an_unrelated_change(
+    world: tuple[World, Lost], capsys: pytest.CaptureFixture[str], image: str, stale: bool
+) -> None:
+    w, lost = world
+    master = "configs/gpu-a-master.yaml"
+    text = (w.author / master).read_text()
+    old = {"vllm": "example/vllm:0.11.0", "sglang": "example/sglang:0.5.5"}[image]
+    moved = w.push_main({master: text.replace(old, old + "-hotfix")}, f"Bump {image}")
+    refs = w.origin_refs()
+
+    code = recover("--pr", "1", "--yes", "--dry-run")
+
+    err = capsys.readouterr().err
+    if stale:
+        assert code == 1
+        assert f"source run {lost.source.id} of PR #1 is stale" in err
+        assert f"llama70b-fp8-gpu-a-vllm: {master} (main {moved[:12]})" in err
+        assert "a new sweep is needed" in err
+    else:
+        assert code == 0, err
+    assert w.origin_refs() == refs and writes(w) == []

@@ -54,11 +54,11 @@ def test_equality_needs_the_same_class_and_copies_are_equal() -> None:
 
 def test_the_gate_records_keep_their_fields_and_defaults() -> None:
     decision = Decision(False, False, "why")
-    assert (decision.pr_number, decision.source, decision.refused, decision.drift) == (
-        None, None, False, (),
-    )  # fmt: skip
+    assert (
+        decision.pr_number, decision.source, decision.refused, decision.drift, decision.stale
+    ) == (None, None, False, (), ())  # fmt: skip
     names = [f.name for f in dataclasses.fields(Decision)]
-    assert names[-1] == "drift"
+    assert names[-2:] == ["drift", "stale"]
     assert "mergeable_state" in [f.name for f in dataclasses.fields(PullRequest)]
 
 

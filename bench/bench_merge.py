@@ -1,0 +1,123 @@
+"""Benchmark: what `merge` costs from the command to a merged PR, with and without the wait for
+main's push run: GitHub requests (reads and writes, by kind) and wall time.
+
+Run: python bench/bench_merge.py [--repeat N] [--latency MS]
+
+Each round builds a fresh world (a bare origin from the bundled example, a clone, the fake
+GitHub tied to the origin, a fake CI that reports the PR's checks and adds main's push run for
+each merge, reusing the sweep when the PR is authorized), opens PR #1 with one placeholder
+entry and a successful sweep, then runs the installed console script as a whole process:
+`merge 1` (which waits for main's push run and reports it) and, in another round,
+`merge 1 --no-wait-ingest` (what a merge cost before the report existed). ``--latency MS``
+(default 100) is added to every request the fake answers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _util import add_latency, console_script
+
+import changelog_tools
+from changelog_tools.testing.fakeci import FakeCI, all_green
+from changelog_tools.testing.fakegithub import FakeGitHub
+from changelog_tools.testing.fakesweep import ci_push_runs
+
+EXAMPLE = Path(changelog_tools.__file__).parent / "examples" / "inferencex-mini"
+REPOSITORY = "example-org/inferencex-mini"
+TOKEN = "bench-token"
+FAST = "\ngithub-write-interval: 0\ncheck-poll-interval: 0.05\ncheck-timeout: 60\n"
+ENTRY = (
+    "\n- config-keys:\n    - llama70b-fp8-gpu-a-vllm\n  description:\n"
+    '    - "Tune the TP sizes"\n  pr-link: XXX\n'
+)
+IDENTITY = {"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+            "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}  # fmt: skip
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+        env={**os.environ, **IDENTITY},
+    ).stdout.strip()  # fmt: skip
+
+
+def kind(method: str, path: str) -> str:
+    """A request's kind, without the numbers in its path."""
+    parts = [p if not p.isdigit() and len(p) != 40 else "N" for p in path.split("/")[4:]]
+    return f"{method} {'/'.join(parts)}"
+
+
+def one_round(root: Path, latency: float, wait: bool) -> tuple[collections.Counter[str], float]:
+    origin, author, clone = root / "origin.git", root / "author", root / "clone"
+    git(root, "init", "-q", "--bare", "-b", "main", str(origin))
+    git(root, "clone", "-q", str(origin), str(author))
+    shutil.copytree(EXAMPLE, author, dirs_exist_ok=True)
+    config = author / ".changelog-tools.yaml"
+    config.write_text(config.read_text() + FAST)
+    git(author, "add", "-A")
+    git(author, "commit", "-q", "-m", "Import")
+    git(author, "push", "-q", "origin", "HEAD:refs/heads/main")
+    git(author, "checkout", "-q", "-b", "feat-a")
+    with (author / "perf-changelog.yaml").open("a") as handle:
+        handle.write(ENTRY)
+    git(author, "commit", "-q", "-am", "Tune")
+    git(author, "push", "-q", "origin", "feat-a")
+    head = git(author, "rev-parse", "HEAD")
+    git(root, "clone", "-q", str(origin), str(clone))
+    fake = FakeGitHub(REPOSITORY, git_origin=origin, token=TOKEN).start()
+    ci = FakeCI(fake, all_green(), on_merge=ci_push_runs(fake))
+    try:
+        fake.add_pull(1, "feat-a", title="Tune", labels=["full-sweep-enabled"])
+        fake.add_run("run-sweep.yml", head, head_branch="feat-a", artifacts=["results_bmk"])
+        ci.start()
+        add_latency(fake, latency)
+        env = {**os.environ, **IDENTITY, "GH_TOKEN": TOKEN, "GITHUB_API_URL": fake.base_url}
+        env.pop("GITHUB_ACTIONS", None)
+        args = [console_script(), "merge", "1", *([] if wait else ["--no-wait-ingest"])]
+        started = time.perf_counter()
+        proc = subprocess.run(args, cwd=clone, env=env, capture_output=True, text=True)
+        wall = time.perf_counter() - started
+        if proc.returncode != 0:
+            sys.exit(f"merge failed ({proc.returncode}):\n{proc.stderr}")
+        return collections.Counter(kind(r.method, r.path) for r in fake.log), wall
+    finally:
+        ci.stop()
+        fake.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--latency", type=float, default=100.0, help="ms added to each request")
+    args = parser.parse_args()
+    latency = args.latency / 1000
+    for wait in (False, True):
+        rounds = []
+        for _ in range(args.repeat):
+            with tempfile.TemporaryDirectory(prefix="bench-merge-") as tmp:
+                rounds.append(one_round(Path(tmp), latency, wait))
+        counts = rounds[0][0]
+        walls = [w for _c, w in rounds]
+        label = "merge 1" if wait else "merge 1 --no-wait-ingest"
+        total = sum(counts.values())
+        writes = sum(n for k, n in counts.items() if not k.startswith("GET "))
+        print(f"{label}: {total} requests ({writes} writes), {args.latency:g} ms a request, "
+              f"wall median {statistics.median(walls):.2f} s")  # fmt: skip
+        for name, n in sorted(counts.items()):
+            print(f"  {n:3d}  {name}")
+
+
+if __name__ == "__main__":
+    main()
