@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -476,6 +476,43 @@ class GitRepo:
             commit, date, subject = ([*line.split("\x00"), "", ""])[:3]
             history.append(FileVersion(commit, date, subject))
         return history
+
+    def commits_between(
+        self, since: str, until: str, paths: Sequence[str], *, limit: int | None = None
+    ) -> list[str]:
+        """Commits of ``since..until`` that changed any of ``paths``, newest first (at most
+        ``limit``)."""
+        limited = [f"-{limit}"] if limit is not None else []
+        return self.git("rev-list", *limited, f"{since}..{until}", "--", *paths).split()
+
+    def subject(self, commit: str) -> str:
+        """The first line of ``commit``'s message."""
+        return self.git("log", "-1", "--format=%s", commit)
+
+    def fetch(self, remote: str, refspec: str) -> None:
+        """Fetch ``refspec`` from ``remote`` (no tags)."""
+        self.git("fetch", "--quiet", "--no-tags", remote, refspec)
+
+    def is_shallow(self) -> bool:
+        """True in a shallow clone (history cut off)."""
+        return self.git("rev-parse", "--is-shallow-repository") == "true"
+
+    def merge_tree(self, base: str, other: str) -> tuple[str, tuple[str, ...]]:
+        """The tree of merging ``other`` into ``base`` (nothing checked out or written but the
+        objects) and the paths that conflicted; GitError when git cannot merge them."""
+        status, out, err = self.git_status(
+            "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", base, other
+        )
+        if status not in (0, 1):
+            detail = err.strip() or out.strip()
+            raise GitError(
+                f"git merge-tree {base[:7]} {other[:7]} failed (git >= 2.38 needed): {detail}"
+            )
+        # -z: without it git C-quotes a path holding non-ASCII bytes ("\303\274"), which no
+        # pattern matches. The tree id, then each conflicted path, each ended by NUL.
+        lines = out.split("\0")
+        conflicts = tuple(sorted({ln for ln in lines[1:] if ln})) if status == 1 else ()
+        return lines[0].strip(), conflicts
 
     def fetch_private_ref(self, remote: str, source: str, ref: str) -> None:
         """Fetch ``source`` of ``remote`` into ``ref`` (forced, no tags, no FETCH_HEAD): to read

@@ -535,3 +535,23 @@ def test_merge_file_marks_a_conflict_with_the_given_labels(tmp_path: Path) -> No
     )
     assert gitrepo.merge_file(ours, tmp_path / "missing", theirs, labels=("m", "o", "y"),
                               marker_size=7) is None  # fmt: skip
+
+
+def test_commits_between_subject_shallow_and_merge_tree(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    base = commit_files(tmp_path, {"a.txt": "a\n", "b.txt": "b\n"}, "base")
+    one = commit_files(tmp_path, {"a.txt": "a1\n"}, "touch a (#12)")
+    two = commit_files(tmp_path, {"b.txt": "b1\n"}, "touch b")
+    three = commit_files(tmp_path, {"a.txt": "a2\n"}, "touch a again")
+    repo = gitrepo.open_repo(tmp_path)
+    assert repo.commits_between(base, three, ["a.txt"]) == [three, one]
+    assert repo.commits_between(base, three, ["a.txt", "b.txt"], limit=2) == [three, two]
+    assert repo.commits_between(three, three, ["a.txt"]) == []
+    assert repo.subject(one) == "touch a (#12)"
+    assert repo.is_shallow() is False
+    git(tmp_path, "checkout", "-qb", "side", base)
+    side = commit_files(tmp_path, {"a.txt": "side\n", "c.txt": "c\n"}, "side")
+    tree, conflicts = repo.merge_tree(three, side)
+    assert conflicts == ("a.txt",) and len(tree) == 40
+    clean_tree, none = repo.merge_tree(two, base)
+    assert none == () and clean_tree == git(tmp_path, "rev-parse", f"{two}^{{tree}}")

@@ -295,8 +295,6 @@ STILL_RAW: dict[str, int] = {
     "changelog_tools.flows.mergeflow_git": 14,
     "changelog_tools.flows.recover": 1,
     "changelog_tools.flows.recover_git": 17,
-    "changelog_tools.github.drift": 2,
-    "changelog_tools.ledger.check": 1,
 }
 
 

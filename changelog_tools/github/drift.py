@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from changelog_tools.errors import GitError
-from changelog_tools.gitrepo import GitRepo, git_status
+from changelog_tools.gitrepo import GitRepo
 
 _ZERO = "0" * 40
 _FULL_HISTORY = "check out with full history (actions/checkout with fetch-depth: 0)"
@@ -64,7 +64,7 @@ def ensure_commit(repo: GitRepo, sha: str, *, what: str, fetch: tuple[str, str] 
         return
     if fetch is not None:
         remote, refspec = fetch
-        repo.git("fetch", "--quiet", "--no-tags", remote, refspec)
+        repo.fetch(remote, refspec)
         if _has_commit(repo, sha):
             return
     raise GitError(
@@ -95,25 +95,12 @@ def merge_base_before(repo: GitRepo, merged: str, before: str | None) -> str:
 
 
 def _shallow(repo: GitRepo) -> bool:
-    return repo.git("rev-parse", "--is-shallow-repository") == "true"
+    return repo.is_shallow()
 
 
 def merged_tree(repo: GitRepo, base: str, source: str) -> tuple[str, tuple[str, ...]]:
     """The tree of merging ``source`` into ``base`` and the paths that conflicted."""
-    status, out, err = git_status(
-        repo, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", base, source
-    )
-    if status not in (0, 1):
-        detail = err.strip() or out.strip()
-        raise GitError(
-            f"git merge-tree {base[:7]} {source[:7]} failed (git >= 2.38 needed): {detail}"
-        )
-    # -z: without it git C-quotes a path holding non-ASCII bytes ("\303\274"), which no
-    # pattern matches. The tree id, then each conflicted path, each ended by NUL.
-    lines = out.split("\0")
-    tree = lines[0].strip()
-    conflicts = tuple(sorted({ln for ln in lines[1:] if ln})) if status == 1 else ()
-    return tree, conflicts
+    return repo.merge_tree(base, source)
 
 
 def _appended(repo: GitRepo, base: str, head: str, path: str) -> list[Any] | str:

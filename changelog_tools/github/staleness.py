@@ -246,18 +246,16 @@ def _commit_of(
     """The newest main commit in fork..base that changed ``key``'s entry or one of ``others``."""
     candidates: list[str] = []
     if others:
-        out = repo.git("rev-list", "-1", f"{fork}..{base}", "--", *others)
-        if out:
-            candidates.append(out.split()[0])
+        newest = repo.commits_between(fork, base, others, limit=1)
+        candidates += newest[:1]
     if entry_path is not None:
-        commits = repo.git("rev-list", f"-{_BLAME_LIMIT}", f"{fork}..{base}", "--", entry_path)
-        for sha in commits.split():
+        commits = repo.commits_between(fork, base, [entry_path], limit=_BLAME_LIMIT)
+        for sha in commits:
             if _key_differs(repo, sha, key, old):
                 candidates.append(sha)
                 break
         else:
-            if commits:
-                candidates.append(commits.split()[0])
+            candidates += commits[:1]
     if not candidates:
         return base
     if len(candidates) == 1:

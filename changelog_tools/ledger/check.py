@@ -764,7 +764,7 @@ def squash_subject_pr(repo: Any, *, head_sha: str, base_sha: str) -> int | None:
     """
     if repo.try_rev_parse(f"{head_sha}^") != base_sha:
         return None
-    found = _SQUASH_SUBJECT.search(repo.git("log", "-1", "--format=%s", head_sha))
+    found = _SQUASH_SUBJECT.search(repo.subject(head_sha))
     return int(found["pr"]) if found else None
 
 
