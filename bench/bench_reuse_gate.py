@@ -52,7 +52,7 @@ from _util import add_latency, clean_interpreter, console_script, run_measured
 
 from changelog_tools import config as config_mod
 from changelog_tools.github.adapter import RetryPolicy, make_github
-from changelog_tools.github.reuse import Event, Policy, decide
+from changelog_tools.reuse.gate import Event, Policy, decide
 from changelog_tools.testing.fakegithub import FakeCommit, FakeGitHub, fake_sha
 
 REPO = "octo/widgets"

@@ -598,7 +598,7 @@ OPTIONS: tuple[Option, ...] = (
         "Regular expressions of upstream recipe links a single-node vLLM/SGLang sign-off must "
         "name; two groups (repository, number) make it a pull request that must be merged.",
     ),
-    # -- recover (changelog_tools/flows/recover.py; docs/recover.md) ------------------------
+    # -- recover (changelog_tools/flows/recover/flow.py; docs/recover.md) ------------------------
     Option(
         "recover-branch-prefix",
         "recovery/reuse-pr-",

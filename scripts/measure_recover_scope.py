@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from changelog_tools.config import defaults  # noqa: E402
 from changelog_tools.errors import DataError  # noqa: E402
-from changelog_tools.flows.recover_scope import read_scope, recovery_changelog  # noqa: E402
+from changelog_tools.flows.recover.scope import read_scope, recovery_changelog  # noqa: E402
 from changelog_tools.gitrepo import open_repo  # noqa: E402
 from changelog_tools.ledger.check import check_change  # noqa: E402
 

@@ -13,7 +13,7 @@ fetches ``refs/pull/N/head``). For each first-parent commit of the branch whose 
   closest a clone comes to the commit the PR's last sweep ran on;
 - main before the merge is the squash commit's first parent; main "moved" when the source
   commit lacks some of it;
-- the rule is :func:`changelog_tools.github.staleness.check_staleness`, exactly as the tools run
+- the rule is :func:`changelog_tools.reuse.staleness.check_staleness`, exactly as the tools run
   it.
 
 The git history cannot tell which merges reused a sweep (that is the authorization comment on
@@ -36,8 +36,8 @@ sys.path.insert(0, str(ROOT))
 
 from changelog_tools.config import defaults  # noqa: E402
 from changelog_tools.errors import ChangelogToolsError  # noqa: E402
-from changelog_tools.github.staleness import check_staleness, swept_keys  # noqa: E402
 from changelog_tools.gitrepo import open_repo  # noqa: E402
+from changelog_tools.reuse.staleness import check_staleness, swept_keys  # noqa: E402
 
 SQUASH = re.compile(r"\(#(\d+)\)\s*$")
 SKIP = "[skip-sweep]"

@@ -36,6 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("changelog_tools.ledger",),
     ("changelog_tools.lint",),
     ("changelog_tools.github",),
+    ("changelog_tools.reuse",),
     ("changelog_tools.signoff",),
     ("changelog_tools.flows", "changelog_tools.testing"),
     ("changelog_tools.commands",),
@@ -290,11 +291,11 @@ RAW_GIT_EXEMPT = (
     "changelog_tools.testing",
 )
 STILL_RAW: dict[str, int] = {
-    "changelog_tools.flows.merge_reuse": 1,
-    "changelog_tools.flows.mergeflow": 1,
-    "changelog_tools.flows.mergeflow_git": 14,
-    "changelog_tools.flows.recover": 1,
-    "changelog_tools.flows.recover_git": 17,
+    "changelog_tools.flows.merge.reuse": 1,
+    "changelog_tools.flows.merge.flow": 1,
+    "changelog_tools.flows.merge.git": 14,
+    "changelog_tools.flows.recover.flow": 1,
+    "changelog_tools.flows.recover.git": 17,
 }
 
 
@@ -329,6 +330,27 @@ def rule_raw_git(modules: list[Module]) -> list[str]:
     return found
 
 
+# The GitHub adapter is only the adapter: it hands plain records up and imports nothing of the
+# domain (the changelog, lint, the reuse decision, sign-offs, flows) but the shared floor.
+ADAPTER_MAY_NOT_IMPORT = (
+    "changelog_tools.ledger",
+    "changelog_tools.lint",
+    "changelog_tools.reuse",
+    "changelog_tools.signoff",
+    "changelog_tools.flows",
+)
+
+
+def rule_adapter_only(modules: list[Module]) -> list[str]:
+    return [
+        f"{_where(m, imp.line)}: the GitHub adapter imports {imp.target} (domain code)"
+        for m in modules
+        if _under(m.name, GITHUB_PACKAGE)
+        for imp in imports(m)
+        if any(_under(imp.target, banned) for banned in ADAPTER_MAY_NOT_IMPORT)
+    ]
+
+
 RULES: dict[str, Callable[[list[Module]], list[str]]] = {
     "click": rule_click,
     "exit": rule_exit,
@@ -339,6 +361,7 @@ RULES: dict[str, Callable[[list[Module]], list[str]]] = {
     "cycles": rule_cycles,
     "pure-checks": rule_pure_checks,
     "raw-git": rule_raw_git,
+    "adapter-only": rule_adapter_only,
 }
 
 
@@ -357,8 +380,15 @@ VIOLATIONS = {
         "changelog_tools/flows/other.py",
         "from changelog_tools.testing.fakegithub import FakeGitHub\n",
     ),
-    "layers": ("changelog_tools/ledger/bad.py", "from changelog_tools.github import reuse\n"),
+    "layers": (
+        "changelog_tools/ledger/bad.py",
+        "from changelog_tools.reuse import gate as reuse\n",
+    ),
     "cycles": ("changelog_tools/ledger/bad.py", "from changelog_tools.ledger import bad2\n"),
+    "adapter-only": (
+        "changelog_tools/github/bad.py",
+        "def f():\n    from changelog_tools.ledger import appendonly\n",
+    ),
     "raw-git": (
         "changelog_tools/ledger/bad.py",
         "import subprocess\n\ndef f(repo):\n    repo.git_ok('status')\n"

@@ -110,7 +110,7 @@ def merge(
       changelog-tools merge 5
       changelog-tools merge 5 --run 2003 --format json
     """
-    from changelog_tools.flows.mergeflow import MergeRequest, render_outcome, run_merge
+    from changelog_tools.flows.merge.flow import MergeRequest, render_outcome, run_merge
 
     # A terminal gets a live line while the checks run; a log gets plain lines.
     progress, live = flow_printers()

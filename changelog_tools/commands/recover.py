@@ -102,7 +102,7 @@ def recover(
     import sys
 
     from changelog_tools.diagnostics import no_commands
-    from changelog_tools.flows.recover import RecoverRequest, render_outcome, run_recover
+    from changelog_tools.flows.recover.flow import RecoverRequest, render_outcome, run_recover
 
     if (run_url is None) == (pr is None):
         raise UsageError(

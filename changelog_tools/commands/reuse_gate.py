@@ -13,7 +13,7 @@ import click
 from changelog_tools.commands._common import PR_NUMBER, config_option
 from changelog_tools.config import Config
 from changelog_tools.errors import ChangelogToolsError, UsageError
-from changelog_tools.github.reuse import Decision, Event
+from changelog_tools.reuse.gate import Decision, Event
 
 
 def _progress(message: str) -> None:
@@ -89,10 +89,10 @@ def gate(
     checkout: Path,
 ) -> Decision:
     """Decide reuse for ``event`` against GitHub and the local clone (for the drift guard)."""
-    from changelog_tools.github import reuse
     from changelog_tools.github.adapter import PullRequest, WorkflowRun, make_github
-    from changelog_tools.github.drift import check_drift
     from changelog_tools.gitrepo import open_repo
+    from changelog_tools.reuse import gate as reuse
+    from changelog_tools.reuse.drift import check_drift
 
     policy = reuse.Policy.from_config(config, workflow=workflow)
     api = make_github(config, env=env, repository=repository, log=_progress)
@@ -113,8 +113,8 @@ def gate(
         return report.items()
 
     def stale(pr: PullRequest, run: WorkflowRun) -> Sequence[str]:
-        from changelog_tools.github.drift import merge_base_before
-        from changelog_tools.github.staleness import check_staleness
+        from changelog_tools.reuse.drift import merge_base_before
+        from changelog_tools.reuse.staleness import check_staleness
 
         assert run.head_sha is not None and event.sha is not None  # validated before
         repo = open_repo(checkout)
@@ -236,7 +236,7 @@ def reuse_gate(
           --commit-sha "$(git rev-parse origin/main)" --repo example-org/inferencex-mini
     """
     from changelog_tools.github.adapter import append_step_summary, write_step_outputs
-    from changelog_tools.github.reuse import render_error_summary, render_summary
+    from changelog_tools.reuse.gate import render_error_summary, render_summary
 
     env = os.environ
     output_path = github_output or _env_path(env, "GITHUB_OUTPUT")

@@ -566,7 +566,7 @@ def serve_sandbox(
     says otherwise or it is taken; the state is saved back on the way out, so the next start
     continues where this one ended.
     """
-    from changelog_tools.flows.mergeflow_git import sigterm_as_interrupt
+    from changelog_tools.flows.merge.git import sigterm_as_interrupt
     from changelog_tools.testing.fakeci import FakeCI
     from changelog_tools.testing.fakegithub import FakeGitHub
 

@@ -49,7 +49,7 @@ def evaluate(
     log: Callable[[str], None],
 ) -> Verdict:
     """Every check for the PR's current head, and the verdict they add up to."""
-    from changelog_tools.github import reuse
+    from changelog_tools.reuse import gate as reuse
 
     pr = facts.pr
     head = pr.head_sha

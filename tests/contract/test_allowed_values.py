@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from changelog_tools import cli
 from changelog_tools import config as config_mod
-from changelog_tools.github.reuse import Policy
+from changelog_tools.reuse.gate import Policy
 from changelog_tools.testing.fakegithub import FakeGitHub
 from tests.conftest import commit_files, git
 from tests.contract import checker

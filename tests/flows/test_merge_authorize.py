@@ -1,4 +1,4 @@
-"""flows/merge_authorize.py: posting the authorization comment exactly once."""
+"""flows/landing/authorize.py: posting the authorization comment exactly once."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""flows/merge_message.py: the squash commit's title and body."""
+"""flows/merge/message.py: the squash commit's title and body."""
 
 from __future__ import annotations
 
 import pytest
 
-from changelog_tools.flows.mergeflow import SourceRun, has_ci_skip, squash_message
+from changelog_tools.flows.merge.flow import SourceRun, has_ci_skip, squash_message
 
 # -- hostile and failing GitHub-side situations ------------------------------------------------
 

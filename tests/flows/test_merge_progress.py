@@ -10,15 +10,15 @@ import pytest
 
 from changelog_tools import config as config_mod
 from changelog_tools.errors import AbortedError
-from changelog_tools.flows.merge_plan import MergeRequest
-from changelog_tools.flows.merge_progress import (
+from changelog_tools.flows.landing.plan import MergeRequest
+from changelog_tools.flows.landing.progress import (
     Console,
     LineConsole,
     TerminalConsole,
     WaitReporter,
     duration,
 )
-from changelog_tools.flows.merge_wait import CheckWaiter
+from changelog_tools.flows.landing.wait import CheckWaiter
 from changelog_tools.github.adapter import GitHub
 from changelog_tools.testing.fakegithub import FakeGitHub
 from tests.fakegithub_fixtures import Clock, sha_of

@@ -1,4 +1,4 @@
-"""flows/merge_wait.py: waiting for the pull request's checks."""
+"""flows/landing/wait.py: waiting for the pull request's checks."""
 
 from __future__ import annotations
 

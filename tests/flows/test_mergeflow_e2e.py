@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from changelog_tools import cli
-from changelog_tools.flows.mergeflow import Flow, GateReuse, MergeRequest
+from changelog_tools.flows.merge.flow import Flow, GateReuse, MergeRequest
 from changelog_tools.testing.fakeci import Verdict
 from tests.conftest import git
 from tests.mergeworld import CHANGELOG, REPOSITORY, World, build_world, entry

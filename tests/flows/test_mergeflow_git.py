@@ -1,4 +1,4 @@
-"""flows/mergeflow_git.py: the scratch worktree, hooks, and the push."""
+"""flows/merge/git.py: the scratch worktree, hooks, and the push."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from changelog_tools.flows import mergeflow_git as mg
+from changelog_tools.flows.merge import git as mg
 from changelog_tools.gitrepo import GitRepo, open_repo
 from tests.conftest import git
 from tests.fakegithub_fixtures import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from changelog_tools.flows.mergeflow import (
+from changelog_tools.flows.merge.flow import (
     CI_SKIP_MARKERS,
     SourceRun,
     flow_commit_message,

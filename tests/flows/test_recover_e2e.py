@@ -611,7 +611,7 @@ def test_a_refused_bootstrap_push_leaves_nothing_and_a_re_run_starts_afresh(
 
 def test_ctrl_c_while_waiting_says_what_github_has(world: tuple[World, Lost]) -> None:
     from changelog_tools.config import load_config
-    from changelog_tools.flows.recover import RecoverFlow, RecoverRequest
+    from changelog_tools.flows.recover.flow import RecoverFlow, RecoverRequest
     from changelog_tools.github.adapter import make_github
     from changelog_tools.gitrepo import open_repo
 

@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 
-from changelog_tools.github import drift, records, reuse
+from changelog_tools.github import records
 from changelog_tools.github.adapter import GitHub
 from changelog_tools.github.records import Artifact, PullRequest
-from changelog_tools.github.reuse import Decision
+from changelog_tools.reuse import drift
+from changelog_tools.reuse import gate as reuse
+from changelog_tools.reuse.gate import Decision
 from changelog_tools.testing.fakegithub import FakeGitHub
 
 RECORD_MODULES = (records, reuse, drift)

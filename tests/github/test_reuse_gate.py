@@ -24,7 +24,7 @@ from changelog_tools.github.adapter import (
     WorkflowRun,
     read_step_outputs,
 )
-from changelog_tools.github.reuse import (
+from changelog_tools.reuse.gate import (
     OUTPUT_KEYS,
     Decision,
     Event,

@@ -24,8 +24,8 @@ from changelog_tools.github.records import (
     Remark,
     WorkflowRun,
 )
-from changelog_tools.github.reuse import Policy, find_authorization
 from changelog_tools.lint.tree import MemoryTree
+from changelog_tools.reuse.gate import Policy, find_authorization
 from changelog_tools.signoff import candidates
 from changelog_tools.signoff import checklist as cl
 from changelog_tools.signoff.checks import content, evals, recipe, signers, sweeprun

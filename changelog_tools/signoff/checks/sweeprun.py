@@ -13,7 +13,7 @@ from changelog_tools.signoff.sweep import JobRules, judge_jobs
 from changelog_tools.signoff.verdict import Check
 
 if TYPE_CHECKING:
-    from changelog_tools.github.reuse import Authorization, Policy
+    from changelog_tools.reuse.gate import Authorization, Policy
 
 
 def conversation(remarks: Sequence[Remark]) -> list[Comment]:
@@ -51,7 +51,7 @@ def sweep(
     paths: Sequence[str],
 ) -> tuple[Check, WorkflowRun | None]:
     """The sweep check and the run it judged (None when there is none to read evals from)."""
-    from changelog_tools.github import reuse
+    from changelog_tools.reuse import gate as reuse
 
     pr = facts.pr
     if policy.workflow_path in paths:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from changelog_tools.flows.merge_plan import SourceRun
-from changelog_tools.flows.mergeflow_git import FLOW_TRAILER
+from changelog_tools.flows.landing.plan import SourceRun
+from changelog_tools.flows.merge.git import FLOW_TRAILER
 
 # Commit-message markers that make CI skip work.
 CI_SKIP_MARKERS = (

@@ -28,26 +28,12 @@ from dataclasses import dataclass
 
 from changelog_tools.config import Config
 from changelog_tools.errors import ChangelogToolsError
-from changelog_tools.flows import mergeflow_git as mg
-from changelog_tools.flows.merge_authorize import (
+from changelog_tools.flows.landing.authorize import (
     authorization_needed,
     authorize_body,
     post_authorization,
 )
-from changelog_tools.flows.merge_candidate import (
-    Candidate,
-    build_candidate,
-    resolve_changelog,
-    scratch_on_head,
-)
-from changelog_tools.flows.merge_message import (
-    CI_SKIP_MARKERS,
-    flow_commit_message,
-    has_ci_skip,
-    squash_message,
-    strip_ci_skip,
-)
-from changelog_tools.flows.merge_plan import (
+from changelog_tools.flows.landing.plan import (
     MergeRequest,
     Outcome,
     Plan,
@@ -56,17 +42,31 @@ from changelog_tools.flows.merge_plan import (
     SourceRun,
     render_outcome,
 )
-from changelog_tools.flows.merge_ports import MergeGitHub, ReusePort
-from changelog_tools.flows.merge_preflight import read_pull
-from changelog_tools.flows.merge_progress import (
+from changelog_tools.flows.landing.ports import MergeGitHub, ReusePort
+from changelog_tools.flows.landing.progress import (
     Console,
     LineConsole,
     TerminalConsole,
     WaitReporter,
 )
-from changelog_tools.flows.merge_reuse import GateReuse
-from changelog_tools.flows.merge_squash import squash_merge
-from changelog_tools.flows.merge_wait import FAILING_CONCLUSIONS, CheckWaiter
+from changelog_tools.flows.landing.squash import squash_merge
+from changelog_tools.flows.landing.wait import FAILING_CONCLUSIONS, CheckWaiter
+from changelog_tools.flows.merge import git as mg
+from changelog_tools.flows.merge.candidate import (
+    Candidate,
+    build_candidate,
+    resolve_changelog,
+    scratch_on_head,
+)
+from changelog_tools.flows.merge.message import (
+    CI_SKIP_MARKERS,
+    flow_commit_message,
+    has_ci_skip,
+    squash_message,
+    strip_ci_skip,
+)
+from changelog_tools.flows.merge.preflight import read_pull
+from changelog_tools.flows.merge.reuse import GateReuse
 from changelog_tools.github.adapter import Comment, PullRequest
 from changelog_tools.gitrepo import GitRepo
 
@@ -208,7 +208,7 @@ class Flow:
         if not request.wait_ingest:
             self.say("ingest", "not waiting for main's push run (--no-wait-ingest)")
             return PushRunReport(False, sha, source_run)
-        from changelog_tools.flows.push_run import push_run_report, wait_push_run
+        from changelog_tools.flows.landing.push_run import push_run_report, wait_push_run
 
         cfg = self.config
         timeout = float(

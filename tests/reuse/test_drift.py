@@ -11,9 +11,9 @@ import pytest
 from changelog_tools import config as config_mod
 from changelog_tools.commands.reuse_gate import gate
 from changelog_tools.errors import ExitCode, GitError
-from changelog_tools.github.drift import check_drift, merge_base_before, path_spec
-from changelog_tools.github.reuse import Event
 from changelog_tools.gitrepo import open_repo
+from changelog_tools.reuse.drift import check_drift, merge_base_before, path_spec
+from changelog_tools.reuse.gate import Event
 from changelog_tools.testing.fakegithub import FakeCommit, FakeGitHub
 from tests.conftest import commit_files, git, run_cli
 from tests.fakegithub_fixtures import REPO, WORKFLOW, env_for, gate_env, init_origin

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from changelog_tools.config import Config
 from changelog_tools.errors import AbortedError, GitHubError
-from changelog_tools.flows.merge_plan import MergeRequest, Plan, SourceRun
-from changelog_tools.flows.merge_ports import MergeGitHub, Say
+from changelog_tools.flows.landing.plan import MergeRequest, Plan, SourceRun
+from changelog_tools.flows.landing.ports import MergeGitHub, Say
 from changelog_tools.github.adapter import AmbiguousWriteError, Comment
-from changelog_tools.github.reuse import Authorization
+from changelog_tools.reuse.gate import Authorization
 
 
 def authorize_body(command: str, run_id: int | None) -> str:

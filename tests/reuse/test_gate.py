@@ -1,4 +1,4 @@
-"""github/reuse.py: authorization commands and the reuse decision."""
+"""reuse/gate.py: authorization commands and the reuse decision."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from changelog_tools import config as config_mod
 from changelog_tools.github.adapter import GitHub, NotFoundError
-from changelog_tools.github.reuse import Event, Policy, command_runs, decide
+from changelog_tools.reuse.gate import Event, Policy, command_runs, decide
 from changelog_tools.testing.fakegithub import FakeGitHub
 from tests.fakegithub_fixtures import merged_pull, sha_of
 

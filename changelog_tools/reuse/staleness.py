@@ -1,6 +1,6 @@
 """The staleness rule: did main, after a pull request's sweep, change what the swept configs run?
 
-The drift guard (:mod:`~changelog_tools.github.drift`) ignores everything that arrived from main
+The drift guard (:mod:`~changelog_tools.reuse.drift`) ignores everything that arrived from main
 on purpose: a change to a config the PR did not sweep says nothing about its results. For the
 configs it did sweep it does: when main changed the image of the same config key after the
 sweep, the results describe a configuration main no longer has, and reusing them would ingest
@@ -167,7 +167,7 @@ def check_staleness(
 def _matching(paths: frozenset[str], patterns: Sequence[str]) -> frozenset[str]:
     if not patterns or not paths:
         return frozenset()
-    from changelog_tools.github.drift import path_spec
+    from changelog_tools.reuse.drift import path_spec
 
     spec = path_spec(patterns)
     return frozenset(p for p in paths if spec.match_file(p))

@@ -13,10 +13,10 @@ from typing import Any
 
 from changelog_tools.config import Config
 from changelog_tools.errors import DataError
-from changelog_tools.flows.merge_plan import SourceRun
+from changelog_tools.flows.landing.plan import SourceRun
 from changelog_tools.github.adapter import Comment, PullRequest
-from changelog_tools.github.reuse import Authorization, find_authorization
 from changelog_tools.gitrepo import GitRepo
+from changelog_tools.reuse.gate import Authorization, find_authorization
 
 
 @dataclass
@@ -38,7 +38,7 @@ class GateReuse:
     def choose_source(
         self, pull: PullRequest, *, candidate: str, main_sha: str, run_id: int | None
     ) -> SourceRun:
-        from changelog_tools.github import reuse
+        from changelog_tools.reuse import gate as reuse
 
         policy = reuse.Policy.from_config(self.config)
         # The PR's commits as they will be once the candidate is pushed: read from git, which
@@ -73,7 +73,7 @@ class GateReuse:
     def _stale(self, run: Any, *, main_sha: str, pr: int) -> None:
         """Refuse when main changed what the configs the run swept execute (a new sweep is
         needed: reusing would ingest results of a configuration main no longer has)."""
-        from changelog_tools.github.staleness import check_staleness
+        from changelog_tools.reuse.staleness import check_staleness
 
         report = check_staleness(
             self.repo, source=run.head_sha or "", base=main_sha, config=self.config
@@ -86,7 +86,7 @@ class GateReuse:
             )
 
     def _drift(self, run: Any, *, candidate: str, main_sha: str) -> tuple[str, ...]:
-        from changelog_tools.github.drift import check_drift
+        from changelog_tools.reuse.drift import check_drift
 
         # The squash puts the candidate's tree on top of main, so the candidate with main as
         # its "before" is exactly what main will look like.

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
 from changelog_tools.errors import AbortedError, DataError
-from changelog_tools.flows import mergeflow_git as mg
-from changelog_tools.flows.merge_message import flow_commit_message
-from changelog_tools.flows.merge_plan import Resolution
-from changelog_tools.flows.merge_ports import Say
+from changelog_tools.flows.landing.plan import Resolution
+from changelog_tools.flows.landing.ports import Say
+from changelog_tools.flows.merge import git as mg
+from changelog_tools.flows.merge.message import flow_commit_message
 from changelog_tools.github.adapter import PullRequest
 from changelog_tools.gitrepo import GitRepo, read_index_stages
 from changelog_tools.ledger.canonicalize import Substitution, canonicalize

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from changelog_tools.flows.merge_plan import SourceRun
+from changelog_tools.flows.landing.plan import SourceRun
 from changelog_tools.github.adapter import (
     CheckRun,
     CombinedStatus,
@@ -17,7 +17,7 @@ from changelog_tools.github.adapter import (
     MergeResult,
     PullRequest,
 )
-from changelog_tools.github.reuse import Authorization
+from changelog_tools.reuse.gate import Authorization
 
 # Progress: say(step, message) prints "[step] message" on stderr.
 Say = Callable[[str, str], None]

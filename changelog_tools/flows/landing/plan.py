@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from changelog_tools.github.reuse import Authorization
 from changelog_tools.ledger.canonicalize import Substitution
+from changelog_tools.reuse.gate import Authorization
 
 
 @dataclass(frozen=True)

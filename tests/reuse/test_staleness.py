@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from changelog_tools.config import load_config
-from changelog_tools.github.staleness import check_staleness
 from changelog_tools.gitrepo import open_repo
+from changelog_tools.reuse.staleness import check_staleness
 from tests.conftest import commit_files, git
 from tests.mergeworld import EXAMPLE, entry
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass, replace
 
 from changelog_tools.config import Config
 from changelog_tools.errors import AbortedError, DataError
-from changelog_tools.flows.merge_plan import MergeRequest
-from changelog_tools.flows.merge_ports import MergeGitHub, Say
-from changelog_tools.flows.merge_progress import WaitReporter, WaitStatus, duration
+from changelog_tools.flows.landing.plan import MergeRequest
+from changelog_tools.flows.landing.ports import MergeGitHub, Say
+from changelog_tools.flows.landing.progress import WaitReporter, WaitStatus, duration
 from changelog_tools.github.adapter import CheckRun
 
 # Conclusions of a completed check run that block a merge (GitHub's list).

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from changelog_tools.config import Config
 from changelog_tools.errors import DataError
-from changelog_tools.flows.merge_ports import MergeGitHub, Say
+from changelog_tools.flows.landing.ports import MergeGitHub, Say
 from changelog_tools.github.adapter import PullRequest
 from changelog_tools.gitrepo import GitRepo
 

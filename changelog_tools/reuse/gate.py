@@ -364,7 +364,7 @@ def decide(
     """Decide reuse for ``event``; GitHub errors propagate (the caller fails closed).
 
     ``stale_check`` names the swept configs main changed since the source run (the staleness
-    rule, :mod:`~changelog_tools.github.staleness`); anything it names refuses reuse.
+    rule, :mod:`~changelog_tools.reuse.staleness`); anything it names refuses reuse.
     """
     if event.name == "pull_request":
         return _pull_request(event, policy, api, log)

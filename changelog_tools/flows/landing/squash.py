@@ -9,8 +9,8 @@ the merge failed.
 from __future__ import annotations
 
 from changelog_tools.errors import AbortedError, GitHubError
-from changelog_tools.flows.merge_plan import MergeRequest, Plan
-from changelog_tools.flows.merge_ports import MergeGitHub, Say
+from changelog_tools.flows.landing.plan import MergeRequest, Plan
+from changelog_tools.flows.landing.ports import MergeGitHub, Say
 from changelog_tools.github.adapter import MergeRejectedError
 
 

@@ -3,17 +3,17 @@
 Steps (docs/recover.md maps each to the manual procedure it replaces):
 
 1. *target*: the completed push run on the default branch whose ingest was lost, and the one
-   pull request merged as its head (:mod:`~changelog_tools.flows.recover_target`);
+   pull request merged as its head (:mod:`~changelog_tools.flows.recover.target`);
 2. *source*: the original PR's sweep run to reuse (pinned, or the newest eligible one: the
    reuse gate's rules), with unexpired result artifacts, on one of the PR's commits, and no
    drift between that commit and what was merged (the drift guard);
 3. *scope*: the entries the original merge appended, refused unless it was a clean append
-   (:mod:`~changelog_tools.flows.recover_scope`);
+   (:mod:`~changelog_tools.flows.recover.scope`);
 4. *recovery PR*: an empty bootstrap commit pushed to the recovery branch, the PR opened, its
    one sweep label, the reuse command pinning the source run posted *before* the changelog
    changes; then the entries appended (the recovery PR's own link), checked by `check`, and the
    carrier commit (second parent: the source commit) pushed once, never forced
-   (:mod:`~changelog_tools.flows.recover_git`);
+   (:mod:`~changelog_tools.flows.recover.git`);
 5. *verify and merge*: the source commit among the PR's commits and only the changelog changed;
    the merge flow's wait for the checks and pinned squash; then the push run of the squash
    commit: did it reuse the source run and dispatch the ingest?
@@ -34,20 +34,20 @@ from typing import Any
 
 from changelog_tools.config import Config
 from changelog_tools.errors import AbortedError, ChangelogToolsError, DataError
-from changelog_tools.flows import mergeflow_git as mg
-from changelog_tools.flows import recover_git as rg
-from changelog_tools.flows.merge_authorize import authorize_body, post_command
-from changelog_tools.flows.merge_plan import MergeRequest
-from changelog_tools.flows.merge_progress import (
+from changelog_tools.flows.landing.authorize import authorize_body, post_command
+from changelog_tools.flows.landing.plan import MergeRequest
+from changelog_tools.flows.landing.progress import (
     Console,
     LineConsole,
     TerminalConsole,
     WaitReporter,
     duration,
 )
-from changelog_tools.flows.merge_squash import squash_pinned
-from changelog_tools.flows.merge_wait import CheckWaiter
-from changelog_tools.flows.recover_plan import (
+from changelog_tools.flows.landing.squash import squash_pinned
+from changelog_tools.flows.landing.wait import CheckWaiter
+from changelog_tools.flows.merge import git as mg
+from changelog_tools.flows.recover import git as rg
+from changelog_tools.flows.recover.plan import (
     IngestReport,
     RecoverOutcome,
     RecoverPlan,
@@ -55,20 +55,20 @@ from changelog_tools.flows.recover_plan import (
     Step,
     render_outcome,
 )
-from changelog_tools.flows.recover_scope import (
+from changelog_tools.flows.recover.scope import (
     Scope,
     read_scope,
     recovery_changelog,
     scope_notes,
 )
-from changelog_tools.flows.recover_target import (
+from changelog_tools.flows.recover.target import (
     Target,
     find_target,
     parse_run_url,
 )
 from changelog_tools.github.adapter import PullRequest
-from changelog_tools.github.reuse import Authorization, Source
 from changelog_tools.gitrepo import GitRepo
+from changelog_tools.reuse.gate import Authorization, Source
 
 __all__ = ["RecoverFlow", "RecoverRequest", "render_outcome", "run_recover"]
 
@@ -209,7 +209,7 @@ class RecoverFlow:
         return main_sha, branch_sha
 
     def _source(self, target: Target, request: RecoverRequest) -> Source:
-        from changelog_tools.github import reuse
+        from changelog_tools.reuse import gate as reuse
 
         cfg = self.config
         pull = target.pull
@@ -237,7 +237,7 @@ class RecoverFlow:
         return source
 
     def _drift(self, source: Source, *, merged: str, before: str | None, n: int, why: str) -> None:
-        from changelog_tools.github.drift import check_drift
+        from changelog_tools.reuse.drift import check_drift
 
         cfg = self.config
         report = check_drift(
@@ -314,7 +314,7 @@ class RecoverFlow:
                     "reuse-incompatible label",
                     hint=f"remove {', '.join(extra + bad)} from PR #{pull.number}, then re-run",
                 )
-            from changelog_tools.github.reuse import find_authorization
+            from changelog_tools.reuse.gate import find_authorization
 
             auth = find_authorization(
                 self.github.list_issue_comments(pull.number),
@@ -356,7 +356,7 @@ class RecoverFlow:
     def _stale(self, source: Source, *, start: str, n: int) -> None:
         """The reuse gate on the recovery's push refuses a sweep whose configs main changed
         since it ran (the staleness rule); refuse now, before anything is written."""
-        from changelog_tools.github.staleness import check_staleness
+        from changelog_tools.reuse.staleness import check_staleness
 
         cfg = self.config
         report = check_staleness(
@@ -689,7 +689,7 @@ class RecoverFlow:
 
     def _await_ingest(self, merged: str, source: Source, request: RecoverRequest) -> IngestReport:
         """Wait for the push run of ``merged`` to complete; it must have reused and ingested."""
-        from changelog_tools.flows.push_run import wait_push_run
+        from changelog_tools.flows.landing.push_run import wait_push_run
 
         timeout, interval = self._times(request)
         found = wait_push_run(

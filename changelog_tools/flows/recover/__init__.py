@@ -1,0 +1,1 @@
+"""``recover``: a lost main-branch ingest recovered by a recovery PR that reuses the sweep."""
