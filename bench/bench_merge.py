@@ -120,4 +120,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from _header import print_header  # the date and machine of every figure below
+
+    print_header(__file__)
     main()

@@ -127,4 +127,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    from _header import print_header  # the date and machine of every figure below
+
+    print_header(__file__)
     raise SystemExit(main())

@@ -504,7 +504,7 @@ def _push(
                 drift,
             )
     if stale_check is not None:
-        log(f"checking whether main changed what run {run.id}'s configs run since it")
+        log(f"checking whether main changed what run {run.id}'s configs run since it ran")
         stale = tuple(stale_check(pr, run))
         if stale:
             shown = "; ".join(stale[:10]) + (
