@@ -536,13 +536,13 @@ def render_json(report: Report) -> str:
     return json_text(doc)
 
 
-def _escape_data(value: str) -> str:
-    # GitHub's workflow-command escaping: the message part escapes %, CR and LF.
+def escape_data(value: str) -> str:
+    """GitHub's workflow-command escaping of a command's message part: %, CR and LF."""
     return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(value: str) -> str:
-    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
 def _from_repository_root(path: str) -> str:
@@ -576,7 +576,7 @@ def render_github(report: Report) -> str:
             props.append(f"col={d.column}")
         props.append(f"title={_escape_property(d.code)}")
         message = d.message + (f"\n{d.hint}" if d.hint else "")
-        lines.append(f"::{d.severity.value} {','.join(props)}::{_escape_data(message)}")
+        lines.append(f"::{d.severity.value} {','.join(props)}::{escape_data(message)}")
     lines.extend(report.hidden_lines())
     lines.append(report.summary())
     # After the workflow-command escaping (which turns CR and LF into %0D/%0A): what is left

@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "changelog_tools",
         "changelog_tools.errors",
         "changelog_tools.numbers",
+        "changelog_tools.actionsevent",
         "changelog_tools.jsontext",
         "changelog_tools.diagnostics",
         "changelog_tools.fsutil",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -12,6 +11,7 @@ import click
 
 from changelog_tools.commands._common import PR_NUMBER, config_option
 from changelog_tools.config import Config
+from changelog_tools.diagnostics import escape_data
 from changelog_tools.errors import ChangelogToolsError, UsageError
 from changelog_tools.reuse.gate import Decision, Event
 
@@ -20,17 +20,6 @@ def _progress(message: str) -> None:
     from changelog_tools.diagnostics import no_commands
 
     click.echo(no_commands(f"reuse-gate: {message}"), err=True)
-
-
-def _read_payload(env: Mapping[str, str]) -> dict[str, Any]:
-    path = env.get("GITHUB_EVENT_PATH")
-    if not path:
-        return {}
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read the event payload GITHUB_EVENT_PATH={path}: {exc}") from None
-    return data if isinstance(data, dict) else {}
 
 
 def _text(value: Any) -> str | None:
@@ -48,25 +37,26 @@ def event_from_environment(
     before: str | None = None,
 ) -> Event:
     """The triggering event: flags first, then the GitHub Actions variables and payload."""
-    payload = _read_payload(env)
-    name = name or env.get("GITHUB_EVENT_NAME")
+    from changelog_tools.actionsevent import read_event
+
+    actions = read_event(env)
+    payload = actions.payload
+    name = name or actions.name
     if not name:
         raise UsageError(
             "no event to judge: pass --event-name, or run inside GitHub Actions (GITHUB_EVENT_NAME)"
         )
-    pull = payload.get("pull_request")
     if pr_number is None:
-        number = pull.get("number") if isinstance(pull, dict) else payload.get("number")
-        pr_number = number if isinstance(number, int) and not isinstance(number, bool) else None
+        pr_number = actions.pr_number
     if name == "push":
         sha = sha or _text(payload.get("after"))
         before = before or _text(payload.get("before"))
     return Event(
         name=name,
-        action=action or _text(payload.get("action")),
+        action=action or actions.action,
         pr_number=pr_number,
-        sha=sha or env.get("GITHUB_SHA") or None,
-        ref=ref or env.get("GITHUB_REF") or _text(payload.get("ref")),
+        sha=sha or actions.sha,
+        ref=ref or actions.ref or actions.text("ref"),
         before=before,
     )
 
@@ -272,7 +262,7 @@ def reuse_gate(
     if summary_path is not None:
         _write(append_step_summary, summary_path, render_summary(decision, event), "step summary")
     if decision.refused and env.get("GITHUB_ACTIONS") == "true":
-        click.echo(f"::warning title=reuse refused::{_escape(decision.reason)}", err=True)
+        click.echo(f"::warning title=reuse refused::{escape_data(decision.reason)}", err=True)
     _progress(decision.reason)
     click.echo(render_outputs(outputs, decision, output_format), nl=False)
     return 0
@@ -287,7 +277,7 @@ def render_outputs(outputs: Mapping[str, str], decision: Decision, output_format
     if output_format == "github":
         level = "warning" if decision.refused else "notice"
         title = "reuse refused" if decision.refused else "reuse decision"
-        return f"::{level} title={title}::{_escape(decision.reason)}\n"
+        return f"::{level} title={title}::{escape_data(decision.reason)}\n"
     from changelog_tools.jsontext import json_text
 
     return json_text(outputs)
@@ -307,7 +297,3 @@ def _write(writer: Callable[[Path, Any], None], path: Path, data: Any, what: str
 def _env_path(env: Mapping[str, str], name: str) -> Path | None:
     value = env.get(name)
     return Path(value) if value else None
-
-
-def _escape(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

@@ -7,7 +7,6 @@ import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -20,17 +19,6 @@ def _progress(message: str) -> None:
     from changelog_tools.diagnostics import no_commands
 
     click.echo(no_commands(f"signoff: {message}"), err=True)
-
-
-def _read_event(env: dict[str, str] | os._Environ[str]) -> dict[str, Any]:
-    path = env.get("GITHUB_EVENT_PATH")
-    if not path:
-        return {}
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read the event payload GITHUB_EVENT_PATH={path}: {exc}") from None
-    return data if isinstance(data, dict) else {}
 
 
 def _parse_now(value: str | None) -> datetime:
@@ -138,8 +126,10 @@ def verify(
 
     env = os.environ
     now = _parse_now(now_text)
-    event = _read_event(env) if pr_number is None else {}
-    event_name = env.get("GITHUB_EVENT_NAME") if pr_number is None else None
+    from changelog_tools.actionsevent import ActionsEvent, read_event
+
+    actions = read_event(env) if pr_number is None else ActionsEvent(None)
+    event, event_name = actions.payload, actions.name
     repo = open_repo(checkout)
     outcome = run_verify(
         gh_factory=lambda: make_github(config, env=env, repository=repository, log=_progress),

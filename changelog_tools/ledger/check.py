@@ -518,20 +518,15 @@ _ZERO_SHA = "0" * 40
 
 
 def github_context(env: Mapping[str, str], *, main_branch: str) -> EventContext | None:
-    """Read ``GITHUB_EVENT_NAME``/``GITHUB_EVENT_PATH``; None outside GitHub Actions."""
-    import json
+    """The check's mode from the Actions event (``GITHUB_EVENT_NAME``/``GITHUB_EVENT_PATH``);
+    None outside GitHub Actions."""
+    from changelog_tools.actionsevent import read_event
 
-    name = env.get("GITHUB_EVENT_NAME")
+    actions = read_event(env)
+    name = actions.name
     if not name:
         return None
-    event: dict[str, Any] = {}
-    event_path = env.get("GITHUB_EVENT_PATH")
-    if event_path:
-        try:
-            loaded = json.loads(Path(event_path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"cannot read the GitHub event file {event_path}: {exc}") from None
-        event = loaded if isinstance(loaded, dict) else {}
+    event = actions.payload
     if name in ("pull_request", "pull_request_target"):
         pull = event.get("pull_request") if isinstance(event.get("pull_request"), dict) else {}
         assert isinstance(pull, dict)
@@ -546,8 +541,8 @@ def github_context(env: Mapping[str, str], *, main_branch: str) -> EventContext 
         sha = head.get("sha") if isinstance(head.get("sha"), str) else None
         return EventContext("pr", number, None, sha, f"{name} event for #{number}")
     if name == "push":
-        ref = event.get("ref") or env.get("GITHUB_REF") or ""
-        after = event.get("after") or env.get("GITHUB_SHA")
+        ref = event.get("ref") or actions.ref or ""
+        after = event.get("after") or actions.sha
         before = event.get("before")
         if ref == f"refs/heads/{main_branch}":
             valid = isinstance(before, str) and before != _ZERO_SHA and len(before) >= 7

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from changelog_tools import config as config_mod
 from changelog_tools.errors import DataError, UsageError
-from changelog_tools.flows.recover.flow import _fill
 from changelog_tools.flows.recover import git as rg
+from changelog_tools.flows.recover.flow import _fill
 from changelog_tools.flows.recover.plan import RecoverRequest
 from changelog_tools.flows.recover.scope import Scope, ScopeEntry, recovery_changelog
 from changelog_tools.flows.recover.target import RunRef, ingest_state, parse_run_url
