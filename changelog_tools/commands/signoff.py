@@ -249,7 +249,10 @@ def explain(
             )
         )
     if output_format == "json":
-        click.echo(json.dumps({"comments": [r.to_json() for r in results]}, indent=2))
+        from changelog_tools.jsontext import json_text
+
+        doc = {"command": "signoff explain", "comments": [r.to_json() for r in results]}
+        click.echo(json_text(doc), nl=False)
     else:
         click.echo("".join(render_text(r) for r in results), nl=False)
     return 0

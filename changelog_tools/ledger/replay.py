@@ -157,15 +157,24 @@ def replay_history(
         else repo_relative(repo, config.changelog, start=config.root)
     )
     masters = [repo_relative(repo, p, start=config.root) for p in config.master_configs]
-    say(f"replay: the newest {limit} merged changes of {path} on {ref} ({tip[:12]})")
+    if repo.is_shallow():
+        # The oldest commit of a shallow clone has no parent here: its whole changelog would
+        # look new, and every verdict on it would be wrong.
+        raise UsageError(
+            f"the clone at {repo.path} is shallow: replaying needs the history of {path}",
+            hint="fetch it whole: `git fetch --unshallow` (in a workflow: actions/checkout "
+            "with fetch-depth: 0)",
+        )
+    found = list(_take(repo.first_parent_changes(tip, path), limit))
+    say(f"replay: the newest {len(found)} merged changes of {path} on {ref} ({tip[:12]})")
     changes: list[Replayed] = []
-    for sha, parent, subject in _take(repo.first_parent_changes(tip, path), limit):
+    for sha, parent, subject in found:
         one = _replay_one(
             repo, config, sha=sha, parent=parent, subject=subject, path=path,
             masters=masters if config_keys else None,
         )  # fmt: skip
         changes.append(one)
-        say(f"replay: {len(changes)}/{limit} {sha[:12]} {_who(one)}: {_verdict(one)}")
+        say(f"replay: {len(changes)}/{len(found)} {sha[:12]} {_who(one)}: {_verdict(one)}")
     return Replay(ref, path, limit, config_keys, tuple(changes))
 
 

@@ -318,6 +318,10 @@ def _reasons_item(template: Checklist) -> Item | None:
 
 
 def login_key(value: str) -> str:
+    """A `Signed:` value or a login as compared: format characters dropped (as in item texts),
+    backticks and a leading @ removed, case folded."""
+    if not value.isascii():
+        value = "".join(c for c in value if unicodedata.category(c) != "Cf")
     return value.strip().strip("`").strip().lstrip("@").casefold()
 
 

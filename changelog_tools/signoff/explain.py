@@ -8,6 +8,7 @@ no request. It answers the reviewer before posting ("will this count?") and the 
 from __future__ import annotations
 
 import textwrap
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -176,7 +177,19 @@ def render_text(result: Explanation) -> str:
         out.append(
             f"  ignored: line {part.line}, {part.why} ({part.detail}): {_short(part.text)!r}"
         )
-    return "\n".join(out) + "\n"
+    return _shown("\n".join(out)) + "\n"
+
+
+def _shown(text: str) -> str:
+    """``text`` safe to print: a comment is anyone's text, so control characters (a terminal
+    escape could redraw the line) and invisible format characters (a zero-width space makes
+    two names look alike) are written as escapes."""
+    from changelog_tools.diagnostics import visible
+
+    text = visible(text)
+    if text.isascii():
+        return text
+    return "".join(f"\\u{ord(c):04x}" if unicodedata.category(c) == "Cf" else c for c in text)
 
 
 def _short(text: str, width: int = 60) -> str:

@@ -138,7 +138,7 @@ def test_replay_text_and_a_commit_without_a_pull_request_number(
     assert f"  {shas['deleted'][:12]} #14: CL101; `fix` refuses (CL520)" in lines
     # The import names no pull request: checked as the push job would check it.
     assert (
-        f"replay: 7/50 {shas['import'][:12]} (no pull request named; main mode): passes"
+        f"replay: 7/7 {shas['import'][:12]} (no pull request named; main mode): passes"
         in proc.stderr.splitlines()
     )
 
@@ -151,6 +151,19 @@ def test_replay_without_config_keys_skips_the_master_config_rules(
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert (doc["replayed"], doc["fail"], doc["config-keys"]) == (1, 0, False)
+
+
+def test_replay_in_a_shallow_clone_is_refused_rather_than_judging_a_cut_history(
+    history: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    # The oldest commit of a shallow clone has no parent: its whole changelog would look new.
+    root, _ = history
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "3", f"file://{root}", str(shallow))
+    proc = run_cli("replay", "--last", "10", cwd=shallow)
+    assert proc.returncode == 2
+    assert "is shallow" in proc.stderr and "fetch-depth: 0" in proc.stderr
+    assert proc.stdout == ""
 
 
 def test_replay_of_an_unknown_branch_is_a_usage_error(

@@ -150,3 +150,37 @@ def test_a_folder_that_is_no_repository_is_read_as_files_with_one_version(tmp_pa
         "  checklist: docs/PR_REVIEW_CHECKLIST.md in the working tree (not from git: no versions)"
         in lines
     )
+
+
+def test_a_comments_control_and_invisible_characters_are_shown_as_escapes(
+    repo: tuple[Path, str, str],
+) -> None:
+    # A comment is anyone's text: a terminal escape in `Signed:` could redraw the line, and a
+    # zero-width space makes two names look alike; both are shown, never obeyed.
+    path, _, _ = repo
+    items = ("Verified the entry.", "Verified the sweep.", "Verified evals.")
+    forged = body(*items, signed="`evil\b\b\b\bamd-a\x1b]0;pwn\x07\u009b2J`")
+    proc = run_cli(
+        "signoff", "explain", "--author", "amd-a", cwd=path, input=forged, env=NO_NETWORK
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert not any(ch in proc.stdout for ch in "\b\x1b\x07\u009b")
+    assert "  Signed: `evil\\x08\\x08\\x08\\x08amd-a\\x1b]0;pwn\\x07\\x9b2J`" in proc.stdout
+    # format characters are dropped before comparing, as in item texts: this one signs
+    spaced = body(*items, signed="`amd\u200b-a`")
+    proc = run_cli(
+        "signoff", "explain", "--author", "amd-a", cwd=path, input=spaced, env=NO_NETWORK
+    )
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "-: signs off"
+    assert "  Signed: `amd\\u200b-a`" in lines
+
+
+def test_json_carries_the_schema_version_and_the_command(repo: tuple[Path, str, str]) -> None:
+    path, _, _ = repo
+    proc = run_cli(
+        "signoff", "explain", "--format", "json", cwd=path, input="hello\n", env=NO_NETWORK
+    )
+    doc = json.loads(proc.stdout)
+    assert list(doc)[:2] == ["schema-version", "command"] and doc["command"] == "signoff explain"
+    assert [c["signs-off"] for c in doc["comments"]] == [False]
