@@ -17,13 +17,13 @@ from typing import Any
 
 from changelog_tools import diagnostics as dx
 from changelog_tools.ledger.document import (
-    ENTRY_START,
     ENTRY_START_RE,
     Block,
     Ledger,
     Splice,
     apply_splices,
     byte_rules,
+    count_entries,
     parse_ledger,
     pr_link_lines,
 )
@@ -93,11 +93,6 @@ def separator_after(history: bytes) -> bytes:
     if not history or history.endswith(b"\n\n"):
         return b""
     return b"\n"
-
-
-def count_entries(history: bytes) -> int:
-    """Entries in ``history`` (which passed the entry-start rule), by a C-speed byte scan."""
-    return history.count(b"\n" + ENTRY_START) + history.startswith(ENTRY_START)
 
 
 def first_difference_line(a: bytes, b: bytes) -> int:

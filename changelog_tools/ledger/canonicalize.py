@@ -9,7 +9,6 @@ mode before anyone writes it; :class:`Refusal` carries every problem found when 
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,7 +19,14 @@ from changelog_tools.config import Config
 from changelog_tools.errors import UsageError
 from changelog_tools.fsutil import atomic_write, locked, read_input
 from changelog_tools.ledger.appendonly import Change, ChangeKind, compare
-from changelog_tools.ledger.document import ENTRY_START, Block, Splice, apply_splices, pr_link_lines
+from changelog_tools.ledger.document import (
+    Block,
+    Splice,
+    apply_splices,
+    count_entries,
+    link_value_span,
+    pr_link_lines,
+)
 from changelog_tools.ledger.guard import Refusal, require_valid
 from changelog_tools.ledger.links import LinkKind, canonical_link, classify, placeholder_links
 
@@ -48,72 +54,13 @@ class LinkPlan:
     warnings: tuple[dx.Diagnostic, ...]
 
 
-def entries_before(raw: bytes) -> int:
-    """How many entries ``raw`` holds, by counting entry starts (no parse needed)."""
-    return raw.count(b"\n" + ENTRY_START) + raw.startswith(ENTRY_START)
-
-
 def entries_in_base(change: Change) -> int:
     """Entries in ``change.base``: the comparison counted them already when ``head`` only
-    appends to it (the same count as :func:`entries_before`, one pass over history saved)."""
+    appends to it (the same count as :func:`~changelog_tools.ledger.document.count_entries`, one pass over
+    history saved)."""
     if change.history_entries is not None:
         return change.history_entries
-    return entries_before(change.base)
-
-
-_COMMENT_RE = re.compile(r"\s#")
-
-
-def _value_core(text: str) -> str | None:
-    """The scalar at the start of a one-line pr-link value (quotes included), without the
-    comment that may follow it; None when it is not a simple quoted or plain scalar.
-
-    In a plain scalar `#` starts a comment only after whitespace (`.../pull/XXX#x` is one
-    value). Written as a scan rather than a lazy regex, which is quadratic on long lines.
-    """
-    if text[:1] in ('"', "'"):
-        close = text.find(text[0], 1)
-        if close < 0 or (text[0] == '"' and "\\" in text[1:close]):
-            return None  # unterminated, or escapes this splice does not interpret
-        core, rest = text[: close + 1], text[close + 1 :]
-    elif text.startswith("#"):
-        return None  # only a comment: a splice would glue the link to it
-    else:
-        comment = _COMMENT_RE.search(text)
-        core = (text[: comment.start()] if comment else text).rstrip()
-        rest = text[len(core) :]
-    # What follows the scalar: nothing, spaces, or a comment after a space.
-    if rest.strip() and not (rest[0].isspace() and rest.lstrip().startswith("#")):
-        return None
-    return core
-
-
-def _value_span(raw: bytes, block: Block, link: Any) -> tuple[int, int, bytes] | None:
-    """Span of the link's own characters on the entry's single pr-link line, and a prefix.
-
-    The prefix is a space to insert when the line is a bare ``  pr-link:``. None when the link
-    is not written as a one-line scalar that reads back as ``link`` (then splicing the line
-    could change more than the link).
-    """
-    lines = pr_link_lines(raw, block)
-    if len(lines) != 1:
-        return None
-    found = lines[0]
-    text = raw[found.value_start : found.value_end].decode("utf-8", "replace")
-    core = _value_core(text)
-    if core is None:
-        return None
-    unquoted = core[1:-1] if core[:1] in ("'", '"') else core
-    if unquoted != ("" if link is None else link):
-        return None
-    start = found.value_start
-    prefix = b" " if not core and raw[start - 1 : start] == b":" else b""
-    end = start + len(core.encode())
-    if core[:1] in ("'", '"'):
-        # Keep the value's quoting style: replace what is between the quotes (a canonical link
-        # holds no quote, backslash or `#`, so it reads back the same in either style).
-        return start + 1, end - 1, prefix
-    return start, end, prefix
+    return count_entries(change.base)
 
 
 def plan_links(
@@ -210,7 +157,7 @@ def plan_links(
                 )
                 continue
             near = found.reason or "near-miss"
-        span = _value_span(raw, block, link)
+        span = link_value_span(raw, block, link)
         if span is None:
             problems.append(
                 dx.error(

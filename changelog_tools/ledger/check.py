@@ -28,6 +28,7 @@ from changelog_tools.config import Config
 from changelog_tools.errors import GitError, UsageError
 from changelog_tools.fsutil import read_input
 from changelog_tools.ledger import appendonly, links
+from changelog_tools.ledger.document import count_entries
 
 if TYPE_CHECKING:
     from changelog_tools.ledger import masterconfig as mc
@@ -74,7 +75,7 @@ class AppendedEntry:
 def _history_entries(change: appendonly.Change) -> int:
     if change.history_entries is not None:
         return change.history_entries
-    return appendonly.count_entries(change.base)
+    return count_entries(change.base)
 
 
 def _load_appended(change: appendonly.Change) -> yamlload.Loaded | None:
@@ -714,7 +715,7 @@ def display_path(path: Path, config: Config) -> str:
 
 
 def _deleted_file(base: bytes, path: str, where: str, *, mode: str, pr: int | None) -> CheckResult:
-    entries = appendonly.count_entries(base)
+    entries = count_entries(base)
     diagnostic = dx.error(
         dx.ENTRY_DELETED,
         f"the change deletes the changelog and its {dx.counted(entries, 'entry', 'entries')} "

@@ -512,3 +512,65 @@ def pr_link_lines(raw: bytes, block: Block) -> list[LinkLine]:
         trail = len(value) - len(value.rstrip(b" ")) if lead < len(value) else 0
         out.append(LinkLine(m.start(), m.end(), start + lead, end - trail))
     return out
+
+
+def count_entries(raw: bytes) -> int:
+    """How many entries ``raw`` holds (it passed the entry-start rule), by a C-speed byte scan
+    of entry starts: no parse needed."""
+    return raw.count(b"\n" + ENTRY_START) + raw.startswith(ENTRY_START)
+
+
+_COMMENT_RE = re.compile(r"\s#")
+
+
+def _value_core(text: str) -> str | None:
+    """The scalar at the start of a one-line pr-link value (quotes included), without the
+    comment that may follow it; None when it is not a simple quoted or plain scalar.
+
+    In a plain scalar `#` starts a comment only after whitespace (`.../pull/XXX#x` is one
+    value). Written as a scan rather than a lazy regex, which is quadratic on long lines.
+    """
+    if text[:1] in ('"', "'"):
+        close = text.find(text[0], 1)
+        if close < 0 or (text[0] == '"' and "\\" in text[1:close]):
+            return None  # unterminated, or escapes this splice does not interpret
+        core, rest = text[: close + 1], text[close + 1 :]
+    elif text.startswith("#"):
+        return None  # only a comment: a splice would glue the link to it
+    else:
+        comment = _COMMENT_RE.search(text)
+        core = (text[: comment.start()] if comment else text).rstrip()
+        rest = text[len(core) :]
+    # What follows the scalar: nothing, spaces, or a comment after a space.
+    if rest.strip() and not (rest[0].isspace() and rest.lstrip().startswith("#")):
+        return None
+    return core
+
+
+def link_value_span(raw: bytes, block: Block, link: Any) -> tuple[int, int, bytes] | None:
+    """Span of the link's own characters on the entry's single pr-link line, and a prefix:
+    the splice that replaces a pr-link and nothing else (canonicalize, fix and recover use it).
+
+    The prefix is a space to insert when the line is a bare ``  pr-link:``. None when the link
+    is not written as a one-line scalar that reads back as ``link`` (then splicing the line
+    could change more than the link).
+    """
+    lines = pr_link_lines(raw, block)
+    if len(lines) != 1:
+        return None
+    found = lines[0]
+    text = raw[found.value_start : found.value_end].decode("utf-8", "replace")
+    core = _value_core(text)
+    if core is None:
+        return None
+    unquoted = core[1:-1] if core[:1] in ("'", '"') else core
+    if unquoted != ("" if link is None else link):
+        return None
+    start = found.value_start
+    prefix = b" " if not core and raw[start - 1 : start] == b":" else b""
+    end = start + len(core.encode())
+    if core[:1] in ("'", '"'):
+        # Keep the value's quoting style: replace what is between the quotes (a canonical link
+        # holds no quote, backslash or `#`, so it reads back the same in either style).
+        return start + 1, end - 1, prefix
+    return start, end, prefix

@@ -32,8 +32,13 @@ from changelog_tools.ledger.appendonly import (
     new_entries_among,
     separator_after,
 )
-from changelog_tools.ledger.canonicalize import _value_span
-from changelog_tools.ledger.document import Block, Splice, apply_splices, parse_ledger
+from changelog_tools.ledger.document import (
+    Block,
+    Splice,
+    apply_splices,
+    link_value_span,
+    parse_ledger,
+)
 from changelog_tools.ledger.guard import Refusal
 from changelog_tools.ledger.links import (
     LinkKind,
@@ -238,7 +243,7 @@ def _fix_links(
             continue  # another PR's number: not a typo this tool may guess at
         number = found.pr if found.pr is not None else pr
         target = canonical_link(config.repository, number) if number else placeholder
-        span = _value_span(data, block, link)
+        span = link_value_span(data, block, link)
         if span is None:
             continue
         start, end, prefix = span

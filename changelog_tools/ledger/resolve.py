@@ -34,7 +34,6 @@ from changelog_tools.ledger.appendonly import (
 )
 from changelog_tools.ledger.canonicalize import (
     Substitution,
-    entries_before,
     entries_in_base,
     plan_links,
 )
@@ -45,6 +44,7 @@ from changelog_tools.ledger.document import (
     Ledger,
     Splice,
     apply_splices,
+    count_entries,
     parse_ledger,
     pr_link_lines,
 )
@@ -340,7 +340,7 @@ def main_side_entries(
             hint="fix main first (add the final newline), then merge again",
         )
     # ``base_entries``: the count of base's entries when the caller has it (one pass saved).
-    first = entries_before(base) if base_entries is None else base_entries
+    first = count_entries(base) if base_entries is None else base_entries
     if main.startswith(base) and (not base or base.endswith(b"\n")):
         found = ENTRY_START_RE.search(main, len(base))
         lead = main[len(base) : found.start() if found else len(main)]
@@ -361,7 +361,7 @@ def main_side_entries(
     # out below whatever they hold, so only what follows them is parsed (as on the fast path,
     # the whole result is validated later). In a rebase that is nearly all of history.
     cut = shared_entries_end(base, main)
-    shared = entries_before(base[:cut]) if cut else 0
+    shared = count_entries(base[:cut]) if cut else 0
     lines = base.count(b"\n", 0, cut)
     base_ledger = parse_ledger(
         base[cut:], path=labels.base, line_offset=lines, entry_offset=shared,

@@ -424,7 +424,7 @@ _OLD_VALUE_RE = re.compile(  # the regex _value_core replaced (quadratic on long
 @given(text=st.text(alphabet="Xa\"'# \\", max_size=10).filter(lambda t: t == t.strip(" ")))
 def test_the_pr_link_value_scan_agrees_with_the_regex_it_replaced(text: str) -> None:
     # pr_link_lines never hands over leading or trailing spaces, hence the filter.
-    from changelog_tools.ledger.canonicalize import _value_core
+    from changelog_tools.ledger.document import _value_core
 
     old = _OLD_VALUE_RE.match(text)
     assert _value_core(text) == (old["core"] if old else None)

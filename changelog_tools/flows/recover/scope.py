@@ -26,8 +26,7 @@ from changelog_tools.ledger.appendonly import (
     new_entries_among,
     separator_after,
 )
-from changelog_tools.ledger.canonicalize import _value_span
-from changelog_tools.ledger.document import Block
+from changelog_tools.ledger.document import Block, link_value_span
 from changelog_tools.ledger.guard import Refusal
 from changelog_tools.ledger.links import LinkKind, classify
 from changelog_tools.ledger.placement import parse_entries
@@ -187,7 +186,7 @@ def _relinked(entry: ScopeEntry, *, scope: Scope, link: str, path: str) -> bytes
 
     block = parse_ledger(entry.raw, path=path, validate_entries=False).blocks[0]
     old = block.data.get("pr-link") if isinstance(block.data, dict) else None
-    span = _value_span(entry.raw, block, old)
+    span = link_value_span(entry.raw, block, old)
     if span is not None:
         start, end, prefix = span
         raw = apply_splices(entry.raw, [Splice(start, end, prefix + link.encode())])
