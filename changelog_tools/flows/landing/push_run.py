@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
 from changelog_tools.config import Config
 from changelog_tools.flows.landing.plan import PushRunReport
-from changelog_tools.flows.landing.ports import Say
+from changelog_tools.flows.landing.ports import RunsGitHub, Say
 from changelog_tools.flows.landing.progress import duration
 from changelog_tools.flows.recover.target import IngestState, ingest_state
 from changelog_tools.github.adapter import WorkflowRun
@@ -37,7 +36,7 @@ class PushRun:
 
 
 def wait_push_run(
-    github: Any,
+    github: RunsGitHub,
     config: Config,
     sha: str,
     *,

@@ -16,7 +16,7 @@ from changelog_tools.errors import DataError
 from changelog_tools.flows.landing.plan import SourceRun
 from changelog_tools.github.adapter import Comment, PullRequest
 from changelog_tools.gitrepo import GitRepo
-from changelog_tools.reuse.gate import Authorization, find_authorization
+from changelog_tools.reuse.gate import Authorization, GateAPI, find_authorization
 
 
 @dataclass
@@ -24,7 +24,7 @@ class GateReuse:
     """The `reuse-gate` rules, asked before the merge instead of after it."""
 
     config: Config
-    github: Any  # changelog_tools.github.adapter.GitHub (reuse.GateAPI)
+    github: GateAPI
     repo: GitRepo
     progress: Callable[[str], None] = lambda _m: None
 

@@ -30,12 +30,12 @@ import dataclasses
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from changelog_tools.config import Config
 from changelog_tools.errors import AbortedError, ChangelogToolsError, DataError
 from changelog_tools.flows.landing.authorize import authorize_body, post_command
 from changelog_tools.flows.landing.plan import MergeRequest
+from changelog_tools.flows.landing.ports import RecoverGitHub
 from changelog_tools.flows.landing.progress import (
     Console,
     LineConsole,
@@ -120,7 +120,7 @@ class RecoverFlow:
 
     config: Config
     repo: GitRepo
-    github: Any  # changelog_tools.github.adapter.GitHub
+    github: RecoverGitHub
     progress: Callable[[str], None] = lambda _m: None
     sleep: Callable[[float], None] = time.sleep
     clock: Callable[[], float] = time.monotonic

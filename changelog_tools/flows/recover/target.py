@@ -23,6 +23,7 @@ from typing import Any
 
 from changelog_tools.config import Config
 from changelog_tools.errors import DataError, UsageError
+from changelog_tools.flows.landing.ports import RecoverGitHub
 from changelog_tools.github.adapter import Job, NotFoundError, PullRequest, WorkflowRun
 
 _RUN_PATH = re.compile(
@@ -122,7 +123,7 @@ class Target:
 
 
 def find_target(
-    github: Any, config: Config, *, ref: RunRef | None, pr: int | None, say: Any
+    github: RecoverGitHub, config: Config, *, ref: RunRef | None, pr: int | None, say: Any
 ) -> Target:
     """The target run and its pull request, or DataError (exit 1) saying why it is not one."""
     workflow = config.sweep_workflow
