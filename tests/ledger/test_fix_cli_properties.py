@@ -143,9 +143,19 @@ def _entry_start(raw: bytes, index: int) -> int:
 # -- running the commands ----------------------------------------------------------------------
 
 
+def _runner() -> CliRunner:
+    """A runner whose ``stdout`` is standard output alone: click before 8.2 mixes standard error
+    into it unless told not to, and 8.2 keeps them apart and has no such parameter."""
+    import inspect
+
+    if "mix_stderr" in inspect.signature(CliRunner.__init__).parameters:
+        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    return CliRunner()
+
+
 def run(*args: str) -> tuple[int, str]:
     """The command line in process: the exit status `changelog-tools` would have, and stdout."""
-    result = CliRunner().invoke(cli.cli, list(args), standalone_mode=False)
+    result = _runner().invoke(cli.cli, list(args), standalone_mode=False)
     exc = result.exception
     if isinstance(exc, ChangelogToolsError):
         return int(exc.exit_code), result.stdout
