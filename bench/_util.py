@@ -212,3 +212,47 @@ def reference_problem(directory: Path, python: str, needs: tuple[str, ...]) -> s
             "e.g. python3 -m venv /tmp/refvenv && /tmp/refvenv/bin/pip install pyyaml pydantic"
         )
     return None
+
+
+BENCH_IDENTITY = {"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+                  "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}  # fmt: skip
+EXAMPLE_REPOSITORY = "example-org/inferencex-mini"
+# Settings that keep a bench about the tool, not about its waits.
+FAST_FLOWS = "\ngithub-write-interval: 0\ncheck-poll-interval: 0.05\ncheck-timeout: 60\n"
+
+
+def bench_git(cwd: Path, *args: str) -> str:
+    """Run git with the bench's identity; fail loudly."""
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+        env={**os.environ, **BENCH_IDENTITY},
+    ).stdout.strip()  # fmt: skip
+
+
+def swept_pr_world(root: Path, *, pr_link: str) -> tuple[Path, Path, str]:
+    """A bare origin whose main holds the bundled example (with :data:`FAST_FLOWS`), a branch
+    ``feat-a`` that appends one entry with ``pr_link``, and a maintainer's clone: (origin,
+    clone, the branch's head)."""
+    import changelog_tools
+
+    example = Path(changelog_tools.__file__).parent / "examples" / "inferencex-mini"
+    origin, author, clone = root / "origin.git", root / "author", root / "clone"
+    bench_git(root, "init", "-q", "--bare", "-b", "main", str(origin))
+    bench_git(root, "clone", "-q", str(origin), str(author))
+    shutil.copytree(example, author, dirs_exist_ok=True)
+    config = author / ".changelog-tools.yaml"
+    config.write_text(config.read_text() + FAST_FLOWS)
+    bench_git(author, "add", "-A")
+    bench_git(author, "commit", "-q", "-m", "Import")
+    bench_git(author, "push", "-q", "origin", "HEAD:refs/heads/main")
+    bench_git(author, "checkout", "-q", "-b", "feat-a")
+    with (author / "perf-changelog.yaml").open("a") as handle:
+        handle.write(
+            "\n- config-keys:\n    - llama70b-fp8-gpu-a-vllm\n  description:\n"
+            f'    - "Tune the TP sizes"\n  pr-link: {pr_link}\n'
+        )
+    bench_git(author, "commit", "-q", "-am", "Tune")
+    bench_git(author, "push", "-q", "origin", "feat-a")
+    head = bench_git(author, "rev-parse", "HEAD")
+    bench_git(root, "clone", "-q", str(origin), str(clone))
+    return origin, clone, head

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import collections
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -27,30 +26,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _util import add_latency, console_script
+from _util import BENCH_IDENTITY, EXAMPLE_REPOSITORY, add_latency, console_script, swept_pr_world
 
-import changelog_tools
 from changelog_tools.testing.fakeci import FakeCI, all_green
 from changelog_tools.testing.fakegithub import FakeGitHub
 from changelog_tools.testing.fakesweep import ci_push_runs
 
-EXAMPLE = Path(changelog_tools.__file__).parent / "examples" / "inferencex-mini"
-REPOSITORY = "example-org/inferencex-mini"
+REPOSITORY = EXAMPLE_REPOSITORY
 TOKEN = "bench-token"
-FAST = "\ngithub-write-interval: 0\ncheck-poll-interval: 0.05\ncheck-timeout: 60\n"
-ENTRY = (
-    "\n- config-keys:\n    - llama70b-fp8-gpu-a-vllm\n  description:\n"
-    '    - "Tune the TP sizes"\n  pr-link: XXX\n'
-)
-IDENTITY = {"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-            "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}  # fmt: skip
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-        env={**os.environ, **IDENTITY},
-    ).stdout.strip()  # fmt: skip
 
 
 def kind(method: str, path: str) -> str:
@@ -60,22 +43,7 @@ def kind(method: str, path: str) -> str:
 
 
 def one_round(root: Path, latency: float, wait: bool) -> tuple[collections.Counter[str], float]:
-    origin, author, clone = root / "origin.git", root / "author", root / "clone"
-    git(root, "init", "-q", "--bare", "-b", "main", str(origin))
-    git(root, "clone", "-q", str(origin), str(author))
-    shutil.copytree(EXAMPLE, author, dirs_exist_ok=True)
-    config = author / ".changelog-tools.yaml"
-    config.write_text(config.read_text() + FAST)
-    git(author, "add", "-A")
-    git(author, "commit", "-q", "-m", "Import")
-    git(author, "push", "-q", "origin", "HEAD:refs/heads/main")
-    git(author, "checkout", "-q", "-b", "feat-a")
-    with (author / "perf-changelog.yaml").open("a") as handle:
-        handle.write(ENTRY)
-    git(author, "commit", "-q", "-am", "Tune")
-    git(author, "push", "-q", "origin", "feat-a")
-    head = git(author, "rev-parse", "HEAD")
-    git(root, "clone", "-q", str(origin), str(clone))
+    origin, clone, head = swept_pr_world(root, pr_link="XXX")
     fake = FakeGitHub(REPOSITORY, git_origin=origin, token=TOKEN).start()
     ci = FakeCI(fake, all_green(), on_merge=ci_push_runs(fake))
     try:
@@ -83,7 +51,7 @@ def one_round(root: Path, latency: float, wait: bool) -> tuple[collections.Count
         fake.add_run("run-sweep.yml", head, head_branch="feat-a", artifacts=["results_bmk"])
         ci.start()
         add_latency(fake, latency)
-        env = {**os.environ, **IDENTITY, "GH_TOKEN": TOKEN, "GITHUB_API_URL": fake.base_url}
+        env = {**os.environ, **BENCH_IDENTITY, "GH_TOKEN": TOKEN, "GITHUB_API_URL": fake.base_url}
         env.pop("GITHUB_ACTIONS", None)
         args = [console_script(), "merge", "1", *([] if wait else ["--no-wait-ingest"])]
         started = time.perf_counter()

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -30,9 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _util import add_latency, console_script
+from _util import EXAMPLE_REPOSITORY, add_latency, bench_git, console_script, swept_pr_world
 
-import changelog_tools
 from changelog_tools.testing.fakeci import FakeCI, all_green
 from changelog_tools.testing.fakegithub import FakeGitHub
 from changelog_tools.testing.fakesweep import (
@@ -41,42 +39,12 @@ from changelog_tools.testing.fakesweep import (
     merge_now,
 )
 
-EXAMPLE = Path(changelog_tools.__file__).parent / "examples" / "inferencex-mini"
-REPOSITORY = "example-org/inferencex-mini"
+REPOSITORY = EXAMPLE_REPOSITORY
 TOKEN = "bench-token"
-FAST = "\ngithub-write-interval: 0\ncheck-poll-interval: 0.05\ncheck-timeout: 60\n"
-ENTRY = (
-    "\n- config-keys:\n    - llama70b-fp8-gpu-a-vllm\n  description:\n"
-    '    - "Tune the TP sizes"\n'
-    f"  pr-link: https://github.com/{REPOSITORY}/pull/1\n"
-)
-
-
-def git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-           "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}  # fmt: skip
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env
-    ).stdout.strip()
 
 
 def one_round(root: Path, latency: float) -> tuple[int, int, int, float]:
-    origin, author, clone = root / "origin.git", root / "author", root / "clone"
-    git(root, "init", "-q", "--bare", "-b", "main", str(origin))
-    git(root, "clone", "-q", str(origin), str(author))
-    shutil.copytree(EXAMPLE, author, dirs_exist_ok=True)
-    config = author / ".changelog-tools.yaml"
-    config.write_text(config.read_text() + FAST)
-    git(author, "add", "-A")
-    git(author, "commit", "-q", "-m", "Import")
-    git(author, "push", "-q", "origin", "HEAD:refs/heads/main")
-    git(author, "checkout", "-q", "-b", "feat-a")
-    with (author / "perf-changelog.yaml").open("a") as handle:
-        handle.write(ENTRY)
-    git(author, "commit", "-q", "-am", "Tune")
-    git(author, "push", "-q", "origin", "feat-a")
-    head = git(author, "rev-parse", "HEAD")
-    git(root, "clone", "-q", str(origin), str(clone))
+    origin, clone, head = swept_pr_world(root, pr_link=f"https://github.com/{REPOSITORY}/pull/1")
     fake = FakeGitHub(REPOSITORY, git_origin=origin, token=TOKEN).start()
     ci = FakeCI(
         fake, all_green(("check-changelog", "reuse-sweep-gate")), on_merge=ci_push_runs(fake)
@@ -87,7 +55,7 @@ def one_round(root: Path, latency: float) -> tuple[int, int, int, float]:
         lost_ingest_run(fake, merge_now(fake, 1))
         ci.start()
         add_latency(fake, latency)
-        git(origin, "config", "core.logAllRefUpdates", "always")
+        bench_git(origin, "config", "core.logAllRefUpdates", "always")
         env = {**os.environ, "GH_TOKEN": TOKEN, "GITHUB_API_URL": fake.base_url}
         env.pop("GITHUB_ACTIONS", None)
         started = time.perf_counter()
@@ -104,7 +72,9 @@ def one_round(root: Path, latency: float) -> tuple[int, int, int, float]:
             sys.exit(f"recover failed ({proc.returncode}):\n{proc.stderr}")
         writes = sum(1 for r in fake.log if r.method != "GET")
         # each push to the recovery branch is one line of its reflog (switched on above)
-        pushes = len(git(origin, "reflog", "show", "refs/heads/recovery/reuse-pr-1").splitlines())
+        pushes = len(
+            bench_git(origin, "reflog", "show", "refs/heads/recovery/reuse-pr-1").splitlines()
+        )
         return len(fake.log), writes, pushes, wall
     finally:
         ci.stop()

@@ -29,13 +29,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from _history import squash_merges  # noqa: E402
+
 from changelog_tools.config import defaults  # noqa: E402
 from changelog_tools.errors import DataError  # noqa: E402
 from changelog_tools.flows.recover.scope import read_scope, recovery_changelog  # noqa: E402
 from changelog_tools.gitrepo import open_repo  # noqa: E402
 from changelog_tools.ledger.check import check_change  # noqa: E402
 
-SQUASH = re.compile(r"\(#(\d+)\)\s*$")
 NEW_PR = 999_999
 
 
@@ -48,12 +49,7 @@ def main() -> int:
     config = defaults(args.repo)
     repo = open_repo(args.repo)
     tip = repo.rev_parse(args.branch)
-    log = repo.git(
-        "log", "--first-parent", "--format=%H %s", tip, "--", config.changelog
-    ).splitlines()
-    merges = [(line[:40], int(m.group(1))) for line in log if (m := SQUASH.search(line))]
-    if args.limit:
-        merges = merges[: args.limit]
+    merges = squash_merges(repo, tip, config.changelog, limit=args.limit)
     current = repo.read_blob(tip, config.changelog) or b""
     masters = {p: repo.read_blob(tip, p) for p in config.master_configs}
     started = time.perf_counter()

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import re
 import sys
 import time
 from pathlib import Path
@@ -34,12 +33,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from _history import squash_merges  # noqa: E402
+
 from changelog_tools.config import defaults  # noqa: E402
 from changelog_tools.errors import ChangelogToolsError  # noqa: E402
 from changelog_tools.gitrepo import open_repo  # noqa: E402
 from changelog_tools.reuse.staleness import check_staleness, swept_keys  # noqa: E402
 
-SQUASH = re.compile(r"\(#(\d+)\)\s*$")
 SKIP = "[skip-sweep]"
 REUSE_MARK = "for sweep reuse"
 
@@ -53,12 +53,7 @@ def main() -> int:
     config = defaults(args.repo)
     repo = open_repo(args.repo)
     tip = repo.rev_parse(args.branch)
-    log = repo.git(
-        "log", "--first-parent", "--format=%H %s", tip, "--", config.changelog
-    ).splitlines()
-    merges = [(line[:40], int(m.group(1))) for line in log if (m := SQUASH.search(line))]
-    if args.limit:
-        merges = merges[: args.limit]
+    merges = squash_merges(repo, tip, config.changelog, limit=args.limit)
     started = time.perf_counter()
     counts: collections.Counter[str] = collections.Counter()
     reasons: collections.Counter[str] = collections.Counter()
