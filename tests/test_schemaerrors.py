@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from changelog_tools import config, yamlload
-from changelog_tools.config import OPTIONS, config_schema
+from changelog_tools import yamlload
+from changelog_tools.config import OPTIONS, config_schema, validation
 from changelog_tools.ledger.schema import entry_schema, entry_valid, entry_validator
 from changelog_tools.lint import masterschema
 from changelog_tools.schemaerrors import (
@@ -122,14 +122,14 @@ def test_synthetic_entries_and_the_default_configuration_are_valid() -> None:
 
     ledger = parse_ledger(synth.ledger(50, seed=3), path="p.yaml", validate_entries=False)
     assert len(ledger.entries) == 50 and all(entry_valid(e) for e in ledger.entries)
-    assert problems(config._validator(), {o.name: o.default for o in OPTIONS}) == []
+    assert problems(validation.validator(), {o.name: o.default for o in OPTIONS}) == []
 
 
 def test_each_schema_is_compiled_once_for_the_process() -> None:
     assert entry_validator() is entry_validator()
     assert masterschema.validator() is masterschema.validator()
-    assert config._validator() is config._validator()
-    for validator in (entry_validator(), masterschema.validator(), config._validator()):
+    assert validation.validator() is validation.validator()
+    for validator in (entry_validator(), masterschema.validator(), validation.validator()):
         assert isinstance(validator, jsonschema.Draft202012Validator)  # what they declare
         assert validator.format_checker is not None
 
