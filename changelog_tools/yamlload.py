@@ -271,6 +271,146 @@ def _pos(event: Any, line_offset: int) -> Mark:
     return (mark.line + 1 + line_offset, mark.column + 1)
 
 
+class _Builder:
+    """The value under construction from the parser's events: its stack of open containers,
+    the marks of every value and key, and the notes; it refuses what a ledger must not hold."""
+
+    __slots__ = ("duplicates_as_notes", "line_offset", "max_depth", "result", "stack")
+
+    def __init__(self, *, max_depth: int, line_offset: int, duplicates_as_notes: bool) -> None:
+        self.result = Loaded(value=None)
+        self.stack: list[_Frame] = []
+        self.max_depth = max_depth
+        self.line_offset = line_offset
+        self.duplicates_as_notes = duplicates_as_notes
+
+    def feed(self, events: Any) -> None:
+        """Build from the parser's ``events``; raise :class:`YamlProblem` at the first unsafe one."""
+        from ruamel.yaml.events import (
+            AliasEvent,
+            DocumentStartEvent,
+            MappingEndEvent,
+            MappingStartEvent,
+            ScalarEvent,
+            SequenceEndEvent,
+            SequenceStartEvent,
+        )
+
+        line_offset = self.line_offset
+        attach = self.attach
+        notes = self.result.notes
+        for event in events:
+            kind = type(event)
+            if kind is ScalarEvent:
+                # _reject_properties can only raise for an anchor or a tag; nearly no scalar
+                # has either, so the call (and _pos's) is skipped in this loop over every scalar.
+                if event.anchor is not None or event.tag is not None:
+                    self._reject_properties(event)
+                start = event.start_mark
+                mark = (start.line + 1 + line_offset, start.column + 1)
+                # not `text`: the reader's error position counts lines in the document
+                scalar = event.value
+                if event.implicit[0] and scalar and scalar[0] in _SPECIAL_FIRST:
+                    attach(_plain(scalar, mark, notes), mark)
+                elif scalar or not event.implicit[0]:
+                    attach(scalar, mark)  # quoted, or a word both YAML versions read as it
+                else:
+                    attach(_plain(scalar, mark, notes), mark)
+            elif kind is MappingStartEvent or kind is SequenceStartEvent:
+                self.open(event, {} if kind is MappingStartEvent else [])
+            elif kind is MappingEndEvent or kind is SequenceEndEvent:
+                self.stack.pop()
+            elif kind is AliasEvent:
+                raise YamlProblem(
+                    dx.ANCHOR_ALIAS,
+                    f"YAML alias *{event.anchor} is not allowed in a changelog",
+                    *_pos(event, line_offset),
+                )
+            elif kind is DocumentStartEvent:
+                self.result.documents += 1
+                if self.result.documents > 1:
+                    raise YamlProblem(
+                        dx.MULTI_DOCUMENT,
+                        "a changelog is a single YAML document",
+                        *_pos(event, line_offset),
+                    )
+
+    def open(self, event: Any, container: list[Any] | dict[Any, Any]) -> None:
+        """Start the mapping or sequence of ``event`` (empty ``container``), inside the
+        innermost open one."""
+        self._reject_properties(event)
+        if len(self.stack) >= self.max_depth:
+            raise YamlProblem(
+                dx.TOO_DEEP,
+                f"nesting deeper than {self.max_depth} levels",
+                *_pos(event, self.line_offset),
+            )
+        mark = _pos(event, self.line_offset)
+        path = self.attach(container, mark)
+        if path is None:
+            raise YamlProblem(
+                dx.YAML_SYNTAX, "mapping keys must be scalars, not collections", *mark
+            )
+        self.stack.append(_Frame(container, path))
+
+    def attach(self, value: Any, mark: Mark) -> Path | None:
+        """Put ``value`` (starting at ``mark``) where the document is: the root, the next item
+        of a sequence, or a mapping's next key or that key's value. Returns the value's path;
+        None when ``value`` was a key."""
+        stack = self.stack
+        if not stack:
+            self.result.value = value
+            self.result.marks[()] = mark
+            return ()
+        frame = stack[-1]
+        container = frame.container
+        if isinstance(container, list):
+            path = (*frame.path, len(container))
+            container.append(value)
+            self.result.marks[path] = mark
+            return path
+        if frame.key is _NO_KEY:
+            self._key(frame, value, mark)
+            return None
+        path = (*frame.path, frame.key)
+        container[frame.key] = value
+        self.result.marks[path] = mark
+        self.result.key_marks[path] = frame.key_mark
+        frame.key = _NO_KEY
+        return path
+
+    def _key(self, frame: _Frame, value: Any, mark: Mark) -> None:
+        """Make ``value`` the next key of mapping ``frame``: a scalar, and a second occurrence
+        only as a note when the caller asked for that."""
+        if isinstance(value, (list, dict)):
+            raise YamlProblem(
+                dx.YAML_SYNTAX, "mapping keys must be scalars, not collections", *mark
+            )
+        if value in frame.container:
+            first = self.result.key_marks[(*frame.path, value)][0]
+            message = f"duplicate key {value!r} (first defined on line {first})"
+            if not self.duplicates_as_notes:
+                raise YamlProblem(dx.DUPLICATE_KEY, message, *mark)
+            hint = "delete one of them; YAML readers that accept it keep the later value"
+            self.result.notes.append((dx.DUPLICATE_KEY, message, hint, mark))
+        frame.key = value
+        frame.key_mark = mark
+
+    def _reject_properties(self, event: Any) -> None:
+        if event.anchor is not None:
+            raise YamlProblem(
+                dx.ANCHOR_ALIAS,
+                f"YAML anchor &{event.anchor} is not allowed in a changelog",
+                *_pos(event, self.line_offset),
+            )
+        if event.tag is not None and not _implicit_plain(event):
+            raise YamlProblem(
+                dx.YAML_TAG,
+                f"explicit YAML tag {event.tag} is not allowed in a changelog",
+                *_pos(event, self.line_offset),
+            )
+
+
 def load(
     text: str,
     *,
@@ -286,150 +426,42 @@ def load(
     every other problem of the file too; otherwise it stops the read.
     """
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
-    from ruamel.yaml.events import (
-        AliasEvent,
-        DocumentStartEvent,
-        MappingEndEvent,
-        MappingStartEvent,
-        ScalarEvent,
-        SequenceEndEvent,
-        SequenceStartEvent,
+
+    builder = _Builder(
+        max_depth=max_depth, line_offset=line_offset, duplicates_as_notes=duplicates_as_notes
     )
-
-    result = Loaded(value=None)
-    marks = result.marks
-    key_marks = result.key_marks
-    notes = result.notes
-    stack: list[_Frame] = []
-    root_set = False
-
-    def attach(value: Any, mark: Mark) -> Path | None:
-        nonlocal root_set
-        if not stack:
-            result.value = value
-            root_set = True
-            marks[()] = mark
-            return ()
-        frame = stack[-1]
-        container = frame.container
-        if isinstance(container, list):
-            path = (*frame.path, len(container))
-            container.append(value)
-            marks[path] = mark
-            return path
-        if frame.key is _NO_KEY:
-            if isinstance(value, (list, dict)):
-                raise YamlProblem(
-                    dx.YAML_SYNTAX, "mapping keys must be scalars, not collections", *mark
-                )
-            if value in container:
-                message = (
-                    f"duplicate key {value!r} (first defined on line "
-                    f"{key_marks[(*frame.path, value)][0]})"
-                )
-                if not duplicates_as_notes:
-                    raise YamlProblem(dx.DUPLICATE_KEY, message, *mark)
-                hint = "delete one of them; YAML readers that accept it keep the later value"
-                notes.append((dx.DUPLICATE_KEY, message, hint, mark))
-            frame.key = value
-            frame.key_mark = mark
-            return None
-        key = frame.key
-        path = (*frame.path, key)
-        container[key] = value
-        marks[path] = mark
-        key_marks[path] = frame.key_mark
-        frame.key = _NO_KEY
-        return path
-
-    def plain(text: str, mark: Mark) -> Any:
-        return _plain(text, mark, notes)
-
-    def reject_properties(event: Any) -> None:
-        if event.anchor is not None:
-            raise YamlProblem(
-                dx.ANCHOR_ALIAS,
-                f"YAML anchor &{event.anchor} is not allowed in a changelog",
-                *_pos(event, line_offset),
-            )
-        if event.tag is not None and not _implicit_plain(event):
-            raise YamlProblem(
-                dx.YAML_TAG,
-                f"explicit YAML tag {event.tag} is not allowed in a changelog",
-                *_pos(event, line_offset),
-            )
-
     try:
-        for event in _parser().parse(text):
-            kind = type(event)
-            if kind is ScalarEvent:
-                # reject_properties can only raise for an anchor or a tag; nearly no scalar has
-                # either, so the call (and _pos's) is skipped in this loop over every scalar.
-                if event.anchor is not None or event.tag is not None:
-                    reject_properties(event)
-                start = event.start_mark
-                mark = (start.line + 1 + line_offset, start.column + 1)
-                # not `text`: the reader's error position below counts lines in the document
-                scalar = event.value
-                if event.implicit[0] and scalar and scalar[0] in _SPECIAL_FIRST:
-                    attach(plain(scalar, mark), mark)
-                else:  # quoted, or a plain word both YAML versions read as this string
-                    attach(scalar if scalar or not event.implicit[0] else plain(scalar, mark), mark)
-            elif kind is MappingStartEvent or kind is SequenceStartEvent:
-                reject_properties(event)
-                if len(stack) >= max_depth:
-                    raise YamlProblem(
-                        dx.TOO_DEEP,
-                        f"nesting deeper than {max_depth} levels",
-                        *_pos(event, line_offset),
-                    )
-                container: Any = {} if kind is MappingStartEvent else []
-                mark = _pos(event, line_offset)
-                path = attach(container, mark)
-                if path is None:
-                    raise YamlProblem(
-                        dx.YAML_SYNTAX, "mapping keys must be scalars, not collections", *mark
-                    )
-                stack.append(_Frame(container, path))
-            elif kind is MappingEndEvent or kind is SequenceEndEvent:
-                stack.pop()
-            elif kind is AliasEvent:
-                raise YamlProblem(
-                    dx.ANCHOR_ALIAS,
-                    f"YAML alias *{event.anchor} is not allowed in a changelog",
-                    *_pos(event, line_offset),
-                )
-            elif kind is DocumentStartEvent:
-                result.documents += 1
-                if result.documents > 1:
-                    raise YamlProblem(
-                        dx.MULTI_DOCUMENT,
-                        "a changelog is a single YAML document",
-                        *_pos(event, line_offset),
-                    )
+        builder.feed(_parser().parse(text))
     except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = " ".join(filter(None, [exc.context, exc.problem])) or str(exc)
-        line = mark.line + 1 + line_offset if mark is not None else None
-        column = mark.column + 1 if mark is not None else None
-        raise YamlProblem(dx.YAML_SYNTAX, f"invalid YAML: {problem}", line, column) from None
+        raise _marked_problem(exc, line_offset) from None
     except YAMLError as exc:
-        # The reader's errors (a control character) carry a character offset, not a mark, and a
-        # two-line text naming "<unicode string>": give the position and one line instead.
-        position = getattr(exc, "position", None)
-        if isinstance(position, int):
-            line = text.count("\n", 0, position) + 1 + line_offset
-            column = position - (text.rfind("\n", 0, position) + 1) + 1
-            char = getattr(exc, "character", None)
-            what = f"U+{char:04X}" if isinstance(char, int) else repr(char)
-            reason = getattr(exc, "reason", "") or "not allowed"
-            message = f"invalid YAML: unacceptable character {what} ({reason})"
-            raise YamlProblem(dx.YAML_SYNTAX, message, line, column) from None
-        message = " ".join(str(exc).split())
-        raise YamlProblem(dx.YAML_SYNTAX, f"invalid YAML: {message}", None, None) from None
-    if not root_set:
-        result.value = None
-    return result
+        raise _reader_problem(exc, text, line_offset) from None
+    return builder.result
+
+
+def _marked_problem(exc: Any, line_offset: int) -> YamlProblem:
+    """The parser's error (it carries a mark) as one line at its position."""
+    mark = exc.problem_mark or exc.context_mark
+    problem = " ".join(filter(None, [exc.context, exc.problem])) or str(exc)
+    line = mark.line + 1 + line_offset if mark is not None else None
+    column = mark.column + 1 if mark is not None else None
+    return YamlProblem(dx.YAML_SYNTAX, f"invalid YAML: {problem}", line, column)
+
+
+def _reader_problem(exc: Exception, text: str, line_offset: int) -> YamlProblem:
+    """The reader's error (a control character), which carries a character offset, not a
+    mark, and a two-line text naming "<unicode string>": the position and one line instead."""
+    position = getattr(exc, "position", None)
+    if isinstance(position, int):
+        line = text.count("\n", 0, position) + 1 + line_offset
+        column = position - (text.rfind("\n", 0, position) + 1) + 1
+        char = getattr(exc, "character", None)
+        what = f"U+{char:04X}" if isinstance(char, int) else repr(char)
+        reason = getattr(exc, "reason", "") or "not allowed"
+        message = f"invalid YAML: unacceptable character {what} ({reason})"
+        return YamlProblem(dx.YAML_SYNTAX, message, line, column)
+    message = " ".join(str(exc).split())
+    return YamlProblem(dx.YAML_SYNTAX, f"invalid YAML: {message}", None, None)
 
 
 def _implicit_plain(event: Any) -> bool:
