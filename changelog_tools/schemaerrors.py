@@ -166,6 +166,8 @@ _BOUNDS = {
 
 
 def _translate(root: Any, error: ValidationError, quote: str) -> Iterator[Problem]:
+    """The problems one jsonschema ``error`` stands for, in the tool's words: a framing rule's
+    own message, the fields named wrongly or missing, a composition that failed, or a value."""
     path = tuple(error.absolute_path)
     rule = tuple(error.absolute_schema_path)
     framed = _framing_message(root, rule)
@@ -173,37 +175,85 @@ def _translate(root: Any, error: ValidationError, quote: str) -> Iterator[Proble
         message, depth = framed
         yield Problem(path[:depth], Kind.CONSTRAINT, message, None, rule)
         return
-    # jsonschema sets these on every error it yields (its stubs also allow them unset, for an
+    # jsonschema sets this on every error it yields (its stubs also allow it unset, for an
     # error made by hand); the keyword is None where the subschema `false` failed.
     keyword: object = error.validator
+    if "propertyNames" in rule or keyword in ("additionalProperties", "required"):
+        yield from _field_problems(error, path, rule, quote)
+    elif keyword is None or keyword in ("anyOf", "oneOf", "not", "contains"):
+        yield from _shape_problems(root, error, path, rule, quote)
+    else:
+        kind, message, hint = _value_problem(error)
+        yield Problem(path, kind, message, hint, rule)
+
+
+def _field_problems(
+    error: ValidationError, path: Path, rule: Path, quote: str
+) -> Iterator[Problem]:
+    """A mapping's keys: one not allowed (an unknown name, with the closest known one) or a
+    required one missing."""
     expected: Any = error.validator_value
     instance: Any = error.instance
-
-    def problem(kind: Kind, message: str, hint: str | None = None) -> Problem:
-        return Problem(path, kind, message, hint, rule)
-
     if "propertyNames" in rule:  # the instance is a key of the mapping at `path`
-        known = [str(v) for v in expected] if keyword == "enum" else []
+        known = [str(v) for v in expected] if error.validator == "enum" else []
         yield _unknown((*path, instance), known, quote, rule)
-    elif keyword == "additionalProperties":  # false: the fields not named are not allowed
+    elif error.validator == "additionalProperties":  # false: the fields not named are refused
         owner = error.schema if isinstance(error.schema, Mapping) else {}
         known = list(owner.get("properties", {}))
         patterns = list(owner.get("patternProperties", {}))
         for key in sorted(instance, key=str):
             if key not in known and not any(re.search(p, str(key)) for p in patterns):
                 yield _unknown((*path, key), known, quote, rule)
-    elif keyword == "required":
+    else:  # required
         for name in expected:
             if name not in instance:
-                yield problem(Kind.MISSING_FIELD, f"missing required field {quote}{name}{quote}")
-    elif keyword == "type":
+                message = f"missing required field {quote}{name}{quote}"
+                yield Problem(path, Kind.MISSING_FIELD, message, None, rule)
+
+
+def _shape_problems(
+    root: Any, error: ValidationError, path: Path, rule: Path, quote: str
+) -> Iterator[Problem]:
+    """A composition of subschemas that failed as a whole (``anyOf``, ``oneOf``, ``not``,
+    ``contains``, or the subschema ``false``)."""
+    keyword: object = error.validator
+    if keyword in ("anyOf", "oneOf") and error.context:
+        # best_match descends to the one branch that came closest; when the branches fail
+        # equally, naming any one of them would mislead.
+        best = best_match([error])
+        if best is not None and best is not error:
+            yield from _translate(root, best, quote)
+            return
+        message = "matches none of the allowed shapes"
+    elif keyword == "oneOf":
+        message = "matches more than one of the allowed shapes"
+    elif keyword == "not":
+        message = "this combination is not allowed"
+    elif keyword == "contains":
+        message = "no item matches"
+    elif keyword is None:  # the subschema `false`
+        yield Problem(path, Kind.BAD_VALUE, "this value is not allowed here", None, rule)
+        return
+    else:  # an `anyOf` without its branches' errors: jsonschema's own words
+        yield Problem(path, Kind.BAD_VALUE, error.message, None, rule)
+        return
+    yield Problem(path, Kind.CONSTRAINT, message, None, rule)
+
+
+def _value_problem(error: ValidationError) -> tuple[Kind, str, str | None]:
+    """What is wrong with one value (its type, its range, its form): the kind, the message and
+    a hint."""
+    keyword: object = error.validator
+    expected: Any = error.validator_value
+    instance: Any = error.instance
+    if keyword == "type":
         names = [expected] if isinstance(expected, str) else list(expected)
         want = " or ".join(_TYPE_WORDS.get(n, n) for n in names)
         scalar = instance is not None and not isinstance(instance, (list, dict))
         quoting = "string" in names and scalar
         hint = "quote the value if it is meant as text" if quoting else None
-        yield problem(Kind.WRONG_TYPE, f"must be {want}, not {show(instance)}", hint)
-    elif keyword == "enum":
+        return Kind.WRONG_TYPE, f"must be {want}, not {show(instance)}", hint
+    if keyword == "enum":
         options = ", ".join(show(o) for o in expected)
         close = (
             closest(instance, tuple(str(o) for o in expected))
@@ -211,42 +261,24 @@ def _translate(root: Any, error: ValidationError, quote: str) -> Iterator[Proble
             else None
         )
         hint = f"did you mean {close!r}?" if close else None
-        yield problem(Kind.BAD_VALUE, f"must be one of {options}, not {show(instance)}", hint)
-    elif keyword == "const":
-        yield problem(Kind.BAD_VALUE, f"must be {show(expected)}, not {show(instance)}")
-    elif keyword in ("minItems", "minLength") and expected == 1:
-        yield problem(Kind.EMPTY, "must not be empty")
-    elif keyword == "minItems":
-        yield problem(Kind.BAD_VALUE, f"needs at least {expected} items")
-    elif keyword == "minLength":
-        yield problem(Kind.BAD_VALUE, f"must be at least {expected} characters long")
-    elif keyword == "pattern":
-        yield problem(Kind.BAD_VALUE, f"must match {expected}, not {show(instance)}")
-    elif isinstance(keyword, str) and keyword in _BOUNDS:
-        yield problem(
-            Kind.BAD_VALUE, f"must be {_BOUNDS[keyword]} {expected}, not {show(instance)}"
-        )
-    elif keyword == "format":
+        return Kind.BAD_VALUE, f"must be one of {options}, not {show(instance)}", hint
+    if keyword == "const":
+        return Kind.BAD_VALUE, f"must be {show(expected)}, not {show(instance)}", None
+    if keyword in ("minItems", "minLength") and expected == 1:
+        return Kind.EMPTY, "must not be empty", None
+    if keyword == "minItems":
+        return Kind.BAD_VALUE, f"needs at least {expected} items", None
+    if keyword == "minLength":
+        return Kind.BAD_VALUE, f"must be at least {expected} characters long", None
+    if keyword == "pattern":
+        return Kind.BAD_VALUE, f"must match {expected}, not {show(instance)}", None
+    if isinstance(keyword, str) and keyword in _BOUNDS:
+        return Kind.BAD_VALUE, f"must be {_BOUNDS[keyword]} {expected}, not {show(instance)}", None
+    if keyword == "format":
         why = f": {error.cause}" if error.cause else ""
-        yield problem(Kind.BAD_VALUE, f"not a valid {_FORMAT_WORDS.get(expected, expected)}{why}")
-    elif keyword in ("anyOf", "oneOf") and error.context:
-        # best_match descends to the one branch that came closest; when the branches fail
-        # equally, naming any one of them would mislead.
-        best = best_match([error])
-        if best is not None and best is not error:
-            yield from _translate(root, best, quote)
-        else:
-            yield problem(Kind.CONSTRAINT, "matches none of the allowed shapes")
-    elif keyword == "oneOf":
-        yield problem(Kind.CONSTRAINT, "matches more than one of the allowed shapes")
-    elif keyword == "not":
-        yield problem(Kind.CONSTRAINT, "this combination is not allowed")
-    elif keyword == "contains":
-        yield problem(Kind.CONSTRAINT, "no item matches")
-    elif keyword is None:  # the subschema `false`
-        yield problem(Kind.BAD_VALUE, "this value is not allowed here")
-    else:  # a keyword none of the tool's schemas uses yet: jsonschema's own words
-        yield problem(Kind.BAD_VALUE, error.message)
+        return Kind.BAD_VALUE, f"not a valid {_FORMAT_WORDS.get(expected, expected)}{why}", None
+    # a keyword none of the tool's schemas uses yet: jsonschema's own words
+    return Kind.BAD_VALUE, error.message, None
 
 
 # Past this many, the fields allowed are no hint (a wall of names); the caller's docs are.
