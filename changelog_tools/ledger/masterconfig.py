@@ -18,12 +18,19 @@ or flow keys, document markers, top-level scalars) is parsed whole, with the sam
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from changelog_tools import diagnostics as dx
 from changelog_tools import yamlload
+from changelog_tools.ledger.keypatterns import did_you_mean as did_you_mean
+from changelog_tools.ledger.keypatterns import resolve_key as resolve_key
+from changelog_tools.ledger.keypatterns import resolve_keys as resolve_keys
+from changelog_tools.ledger.keypatterns import suggestions as suggestions
+from changelog_tools.ledger.keypatterns import wildcard_match as wildcard_match
+from changelog_tools.ledger.searchspace import SEARCH_SPACE_FIELD as SEARCH_SPACE_FIELD
+from changelog_tools.ledger.searchspace import kept, search_space_rows
 
 # A top-level line the scan understands: a plain key followed by a colon and nothing but an
 # optional comment (its value is the indented block below).
@@ -32,9 +39,6 @@ _KEY_LINE = re.compile(rb"(?P<key>[A-Za-z0-9_][A-Za-z0-9_.\-]*)[ ]*:[ ]*(?:#[^\n
 _TOP_LINE = re.compile(rb"^[^\s#]", re.MULTILINE)
 
 SCENARIOS_FIELD = "scenarios"
-SEARCH_SPACE_FIELD = "search-space"
-# Fields of a search-space row that say which concurrencies run, not which recipe.
-CONCURRENCY_FIELDS = ("conc", "conc-list", "conc-start", "conc-end")
 
 _MISSING = object()
 
@@ -264,73 +268,6 @@ def load_masters(
     return Masters(tuple(files), tuple(missing), index, diags)
 
 
-# -- key resolution --------------------------------------------------------------------------
-
-
-def wildcard_regex(pattern: str) -> re.Pattern[str]:
-    """Anchored regex for a config-key pattern: `*` matches any run of characters, nothing else
-    is special (the reference tool's semantics; `?` and `[...]` are literal)."""
-    return re.compile(re.escape(pattern).replace(r"\*", ".*") + r"\Z")
-
-
-def wildcard_match(pattern: str, name: str) -> bool:
-    """Whether ``name`` matches ``pattern`` (`*` any run of characters, anchored at both ends).
-
-    Same answers as :func:`wildcard_regex`, but without backtracking: the regex takes
-    exponential time on keys such as ``*a*a*a*a*a*a*a*a*a*a*a*c``, so an appended entry could
-    hang CI. The literal parts are found leftmost-first between a fixed prefix and suffix.
-    """
-    parts = pattern.split("*")
-    if len(parts) == 1:
-        return name == pattern
-    first, last = parts[0], parts[-1]
-    start, end = len(first), len(name) - len(last)
-    if end < start or not name.startswith(first) or not name.endswith(last):
-        return False
-    for part in parts[1:-1]:
-        found = name.find(part, start, end)
-        if found < 0:
-            return False
-        start = found + len(part)
-    return True
-
-
-def resolve_key(pattern: str, names: Sequence[str]) -> list[str]:
-    """The master keys ``pattern`` selects, in master order."""
-    if "*" not in pattern:
-        return [pattern] if pattern in names else []
-    return [n for n in names if wildcard_match(pattern, n)]
-
-
-def resolve_keys(patterns: Iterable[str], names: Sequence[str]) -> list[str]:
-    """Resolve several patterns; duplicates removed, first-seen order kept."""
-    out: dict[str, None] = {}
-    for pattern in patterns:
-        for name in resolve_key(pattern, names):
-            out.setdefault(name)
-    return list(out)
-
-
-def suggestions(pattern: str, names: Sequence[str], n: int = 3) -> list[str]:
-    """Closest existing keys for an unknown key or a wildcard that matched nothing."""
-    probe = pattern.replace("*", "")
-    import difflib  # only for a key that matches nothing
-
-    close = difflib.get_close_matches(probe, names, n=n, cutoff=0.6)
-    if not close and "*" in pattern:
-        # A wildcard's fixed part is often a prefix: offer keys sharing its longest literal part.
-        parts = sorted((p for p in pattern.split("*") if p), key=len, reverse=True)
-        if parts:
-            close = [k for k in names if parts[0] in k][:n]
-    return close
-
-
-def did_you_mean(options: Sequence[str]) -> str | None:
-    if not options:
-        return None
-    return "did you mean " + " or ".join(f"`{o}`" for o in options) + "?"
-
-
 # -- what the change did to the master configs ------------------------------------------------
 
 
@@ -390,94 +327,6 @@ def is_missing(value: Any) -> bool:
 # -- append-only scope ------------------------------------------------------------------------
 
 
-def _freeze(value: Any) -> str:
-    import json
-
-    return json.dumps(value, sort_keys=True, default=str)
-
-
-def concurrency_points(row: Mapping[str, Any]) -> frozenset[int] | None:
-    """The concurrencies a search-space row runs, or None when its fields are not understood.
-
-    ``conc-list`` is taken as written; ``conc-start``..``conc-end`` doubles from the start and
-    always includes the end (the sweep generator's expansion).
-    """
-    values = row.get("conc-list", row.get("conc"))
-    if isinstance(values, int) and not isinstance(values, bool):
-        return frozenset([values])
-    if isinstance(values, list) and all(
-        isinstance(v, int) and not isinstance(v, bool) for v in values
-    ):
-        return frozenset(values)
-    start, end = row.get("conc-start"), row.get("conc-end")
-    if isinstance(start, int) and isinstance(end, int) and 0 < start <= end:
-        points = set()
-        conc = start
-        while conc < end:
-            points.add(conc)
-            conc *= 2
-        points.add(end)
-        return frozenset(points)
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    group: int
-    index: int
-    identity: str
-    points: frozenset[int] | None
-    concurrency: str
-    text: str
-
-
-def search_space_rows(scenario: Any) -> list[Row]:
-    """Every search-space row of a scenario (a list of groups, each with `search-space` rows).
-
-    A row's identity is its group's fields (isl, osl, duration, ...) plus its own fields except
-    the concurrency ones, so a row that only gains concurrencies keeps its identity.
-    """
-    out: list[Row] = []
-    if not isinstance(scenario, list):
-        return out
-    for gi, group in enumerate(scenario):
-        if not isinstance(group, dict):
-            continue
-        context = {k: v for k, v in group.items() if k != SEARCH_SPACE_FIELD}
-        rows = group.get(SEARCH_SPACE_FIELD)
-        if not isinstance(rows, list):
-            continue
-        for ri, row in enumerate(rows):
-            if not isinstance(row, dict):
-                continue
-            recipe = {k: v for k, v in row.items() if k not in CONCURRENCY_FIELDS}
-            conc = {k: v for k, v in row.items() if k in CONCURRENCY_FIELDS}
-            text = ", ".join(f"{k}: {v}" for k, v in row.items())
-            out.append(
-                Row(
-                    gi,
-                    ri,
-                    _freeze([context, recipe]),
-                    concurrency_points(row),
-                    _freeze(conc),
-                    "{ " + text + " }",
-                )
-            )
-    return out
-
-
-def _kept(old: Row, candidates: Sequence[Row]) -> bool:
-    for new in candidates:
-        if new.identity != old.identity:
-            continue
-        if old.points is not None and new.points is not None:
-            if old.points <= new.points:
-                return True
-        elif old.concurrency == new.concurrency:
-            return True
-    return False
-
-
 def append_only_scope(
     base: Masters,
     head: Masters,
@@ -533,92 +382,122 @@ def append_only_scope(
 def _scope_of_config(
     name: str, base: Masters, head: Masters, selected: frozenset[str] | None
 ) -> list[dx.Diagnostic]:
-    out: list[dx.Diagnostic] = []
+    """What an append-only change did to config ``name`` beyond its entries' scenario types
+    ``selected`` (None: all): the scenario set, unselected scenarios, config-wide fields, and
+    the selected scenarios' existing rows."""
     old, new = base.value(name), head.value(name)
     if not isinstance(old, dict) or not isinstance(new, dict):
-        return out
-    head_file = head.file_of(name)
-    path = head_file.path
-    old_sc = old.get(SCENARIOS_FIELD) if isinstance(old.get(SCENARIOS_FIELD), dict) else {}
-    new_sc = new.get(SCENARIOS_FIELD) if isinstance(new.get(SCENARIOS_FIELD), dict) else {}
-    assert isinstance(old_sc, dict) and isinstance(new_sc, dict)
-    if set(old_sc) != set(new_sc):
-        added = sorted(set(new_sc) - set(old_sc))
-        removed = sorted(set(old_sc) - set(new_sc))
-        what = "; ".join(
-            filter(
-                None,
-                [
-                    f"adds {', '.join(added)}" if added else "",
-                    f"removes {', '.join(removed)}" if removed else "",
-                ],
-            )
-        )
-        out.append(
-            dx.error(
-                dx.APPEND_ONLY_SCENARIO_SET,
-                f"append-only change to {name!r} {what}; the set of scenarios must stay the same",
-                path,
-                head_file.line_of(name, SCENARIOS_FIELD),
-                1,
-                hint="use a regular changelog entry to add or remove a scenario",
-            )
-        )
-    every = set(old_sc) | set(new_sc)
+        return []
+    at = _ConfigAt(name, head.file_of(name), _scenarios(old), _scenarios(new))
+    every = set(at.old) | set(at.new)
     chosen = every if selected is None else set(selected)
-    unselected = every - chosen
-    for scenario in sorted(unselected):
-        if old_sc.get(scenario, _MISSING) != new_sc.get(scenario, _MISSING):
-            out.append(
-                dx.error(
-                    dx.APPEND_ONLY_OUT_OF_SCOPE,
-                    f"append-only change modifies scenario {scenario!r} of {name!r}, outside the "
-                    f"entry's scenario-type ({', '.join(sorted(chosen)) or 'none'})",
-                    path,
-                    head_file.line_of(name, SCENARIOS_FIELD, scenario),
-                    1,
-                    hint=f"revert {scenario!r}, or add it to the entry's `scenario-type`",
-                )
-            )
-    if unselected & set(old_sc):
-        wide_old = {k: v for k, v in old.items() if k != SCENARIOS_FIELD}
-        wide_new = {k: v for k, v in new.items() if k != SCENARIOS_FIELD}
-        if wide_old != wide_new:
-            diff = [k for k in [*wide_new, *wide_old] if wide_old.get(k) != wide_new.get(k)]
-            first = diff[0]
-            line = (
-                head_file.line_of(name, first) if first in wide_new else head_file.keys[name].line
-            )
-            out.append(
-                dx.error(
-                    dx.APPEND_ONLY_CONFIG_WIDE,
-                    f"append-only change modifies config-wide field `{first}` of {name!r}, which "
-                    "also affects its unselected scenarios "
-                    f"({', '.join(sorted(unselected & set(old_sc)))})",
-                    path,
-                    line,
-                    1,
-                    hint="revert the field, or use a regular changelog entry",
-                )
-            )
-    for scenario in sorted(chosen & set(old_sc) & set(new_sc)):
-        new_rows = search_space_rows(new_sc[scenario])
-        for row in search_space_rows(old_sc[scenario]):
-            if _kept(row, new_rows):
-                continue
-            out.append(
-                dx.error(
-                    dx.APPEND_ONLY_ROW_REMOVED,
-                    f"append-only change removes or modifies the existing search-space row "
-                    f"{row.text} of {name!r} / {scenario!r} (group {row.group + 1}); rows and "
-                    "concurrencies may only be added",
-                    path,
-                    head_file.line_of(name, SCENARIOS_FIELD, scenario, row.group),
-                    1,
-                    hint="restore the row; add new rows or concurrencies beside it",
-                )
-            )
+    out = [
+        *_scenario_set_changed(at),
+        *_unselected_scenarios_changed(at, chosen),
+        *_config_wide_changed(at, old, new, unselected=every - chosen),
+    ]
+    for scenario in sorted(chosen & set(at.old) & set(at.new)):
+        out.extend(_rows_removed(at, scenario))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class _ConfigAt:
+    """One config an append-only change modified: its name, the head file that holds it, and
+    its scenarios at base and head."""
+
+    name: str
+    file: MasterFile
+    old: dict[str, Any]
+    new: dict[str, Any]
+
+    def error(self, code: str, message: str, line: int | None, hint: str) -> dx.Diagnostic:
+        return dx.error(code, message, self.file.path, line, 1, hint=hint)
+
+
+def _scenarios(config: dict[str, Any]) -> dict[str, Any]:
+    scenarios = config.get(SCENARIOS_FIELD)
+    return scenarios if isinstance(scenarios, dict) else {}
+
+
+def _scenario_set_changed(at: _ConfigAt) -> list[dx.Diagnostic]:
+    if set(at.old) == set(at.new):
+        return []
+    added = sorted(set(at.new) - set(at.old))
+    removed = sorted(set(at.old) - set(at.new))
+    what = "; ".join(
+        filter(
+            None,
+            [
+                f"adds {', '.join(added)}" if added else "",
+                f"removes {', '.join(removed)}" if removed else "",
+            ],
+        )
+    )
+    return [
+        at.error(
+            dx.APPEND_ONLY_SCENARIO_SET,
+            f"append-only change to {at.name!r} {what}; the set of scenarios must stay the same",
+            at.file.line_of(at.name, SCENARIOS_FIELD),
+            "use a regular changelog entry to add or remove a scenario",
+        )
+    ]
+
+
+def _unselected_scenarios_changed(at: _ConfigAt, chosen: set[str]) -> list[dx.Diagnostic]:
+    return [
+        at.error(
+            dx.APPEND_ONLY_OUT_OF_SCOPE,
+            f"append-only change modifies scenario {scenario!r} of {at.name!r}, outside the "
+            f"entry's scenario-type ({', '.join(sorted(chosen)) or 'none'})",
+            at.file.line_of(at.name, SCENARIOS_FIELD, scenario),
+            f"revert {scenario!r}, or add it to the entry's `scenario-type`",
+        )
+        for scenario in sorted((set(at.old) | set(at.new)) - chosen)
+        if at.old.get(scenario, _MISSING) != at.new.get(scenario, _MISSING)
+    ]
+
+
+def _config_wide_changed(
+    at: _ConfigAt, old: dict[str, Any], new: dict[str, Any], *, unselected: set[str]
+) -> list[dx.Diagnostic]:
+    """A field outside the scenarios changed, while scenarios the entries do not select exist
+    at the base: the change reaches them too."""
+    if not unselected & set(at.old):
+        return []
+    wide_old = {k: v for k, v in old.items() if k != SCENARIOS_FIELD}
+    wide_new = {k: v for k, v in new.items() if k != SCENARIOS_FIELD}
+    if wide_old == wide_new:
+        return []
+    diff = [k for k in [*wide_new, *wide_old] if wide_old.get(k) != wide_new.get(k)]
+    first = diff[0]
+    line = at.file.line_of(at.name, first) if first in wide_new else at.file.keys[at.name].line
+    return [
+        at.error(
+            dx.APPEND_ONLY_CONFIG_WIDE,
+            f"append-only change modifies config-wide field `{first}` of {at.name!r}, which "
+            "also affects its unselected scenarios "
+            f"({', '.join(sorted(unselected & set(at.old)))})",
+            line,
+            "revert the field, or use a regular changelog entry",
+        )
+    ]
+
+
+def _rows_removed(at: _ConfigAt, scenario: str) -> list[dx.Diagnostic]:
+    new_rows = search_space_rows(at.new[scenario])
+    return [
+        at.error(
+            dx.APPEND_ONLY_ROW_REMOVED,
+            f"append-only change removes or modifies the existing search-space row "
+            f"{row.text} of {at.name!r} / {scenario!r} (group {row.group + 1}); rows and "
+            "concurrencies may only be added",
+            at.file.line_of(at.name, SCENARIOS_FIELD, scenario, row.group),
+            "restore the row; add new rows or concurrencies beside it",
+        )
+        for row in search_space_rows(at.old[scenario])
+        if not kept(row, new_rows)
+    ]
 
 
 # -- `changelog-tools keys` -------------------------------------------------------------------

@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from changelog_tools import diagnostics as dx
 from changelog_tools import yamlload
@@ -89,45 +87,6 @@ def test_duplicates_across_files_point_at_the_second_definition() -> None:
     assert masters.index["alpha-fp8-gpu-a-vllm"].path == MASTER_A
 
 
-# -- resolution ------------------------------------------------------------------------------
-
-NAMES = ["config-b", "config-a", "conf?g-c", "other-config-a"]
-
-
-@pytest.mark.parametrize(
-    ("pattern", "expected"),
-    [
-        ("config-a", ["config-a"]),
-        ("config-*", ["config-b", "config-a"]),
-        ("*config-a", ["config-a", "other-config-a"]),
-        ("config", []),  # anchored: no prefix match
-        ("config-?", []),  # `?` is literal
-        ("conf?g-*", ["conf?g-c"]),
-        ("[c]onfig-a", []),  # brackets are literal
-        ("*", NAMES),
-    ],
-)
-def test_only_star_is_a_wildcard_and_patterns_are_anchored(
-    pattern: str, expected: list[str]
-) -> None:
-    assert mc.resolve_key(pattern, NAMES) == expected
-
-
-def test_several_patterns_resolve_without_duplicates_in_first_seen_order() -> None:
-    assert mc.resolve_keys(["config-*", "config-a", "other-*"], NAMES) == [
-        "config-b",
-        "config-a",
-        "other-config-a",
-    ]
-
-
-def test_suggestions_offer_the_closest_keys_for_typos_and_wildcards() -> None:
-    names = ["dsr1-fp4-b200-sglang", "dsr1-fp4-b200-trt", "gptoss-fp4-h100-vllm"]
-    assert mc.suggestions("dsr1-fp4-b200-sglng", names)[0] == "dsr1-fp4-b200-sglang"
-    assert "dsr1-fp4-b200-trt" in mc.suggestions("dsr1-fp4-b300-*", names)
-    assert mc.suggestions("zzz", names) == []
-
-
 # -- changes ---------------------------------------------------------------------------------
 
 
@@ -151,38 +110,6 @@ def test_changed_keys_also_work_when_a_file_is_parsed_whole() -> None:
     assert [(c.name, c.kind) for c in mc.changed_keys(base, head)] == [("k", "modified")]
 
 
-# -- search-space rows -----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("row", "points"),
-    [
-        ({"conc-start": 4, "conc-end": 64}, {4, 8, 16, 32, 64}),
-        ({"conc-start": 4, "conc-end": 48}, {4, 8, 16, 32, 48}),
-        ({"conc-start": 8, "conc-end": 8}, {8}),
-        ({"conc-list": [1, 2, 6]}, {1, 2, 6}),
-        ({"conc": 3}, {3}),
-        ({"conc-list": [1, True]}, None),
-        ({"tp": 8}, None),
-        ({"conc-start": 0, "conc-end": 8}, None),
-    ],
-)
-def test_concurrency_points_follow_the_generator(
-    row: dict[str, object], points: set[int] | None
-) -> None:
-    found = mc.concurrency_points(row)
-    assert (None if found is None else set(found)) == points
-
-
-def test_a_row_keeps_its_identity_when_only_its_concurrencies_change() -> None:
-    old = [{"isl": 1024, "search-space": [{"tp": 4, "conc-start": 4, "conc-end": 8}]}]
-    new = [{"isl": 1024, "search-space": [{"tp": 4, "conc-list": [2, 4, 8]}]}]
-    other = [{"isl": 2048, "search-space": [{"tp": 4, "conc-start": 4, "conc-end": 8}]}]
-    (row,) = mc.search_space_rows(old)
-    assert mc.search_space_rows(new)[0].identity == row.identity
-    assert mc.search_space_rows(other)[0].identity != row.identity
-
-
 # -- hostile and odd inputs to the ledger commands ---------------------------------------------
 
 
@@ -192,15 +119,3 @@ def test_a_pathological_wildcard_is_answered_without_backtracking(tmp_path: Path
     proc = run_cli("keys", "--master-config", "m.yaml", "*a" * 11 + "*c", cwd=tmp_path)
     assert proc.returncode == 1
     assert "CL302 wildcard" in proc.stdout
-
-
-_WILD = st.text(alphabet="ab-*", max_size=8)
-
-
-@settings(max_examples=300, deadline=None)
-@given(pattern=_WILD, name=st.text(alphabet="ab-", max_size=10))
-def test_wildcard_matching_agrees_with_the_anchored_regex(pattern: str, name: str) -> None:
-    from changelog_tools.ledger import masterconfig as mc
-
-    expected = mc.wildcard_regex(pattern).match(name) is not None
-    assert mc.wildcard_match(pattern, name) is expected
