@@ -149,6 +149,8 @@ def golden_values(ctx: Context, prefix: str) -> tuple[list[str], dict[int, set[f
 
 
 def check(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[str]]:
+    """The rule over the run: each agentic script pins a golden AL, each multi-node entry's
+    setting is on its model's curve, and no other benchmark script sets synthetic acceptance."""
     rule = "golden-al"
     cfg = ctx.config
     from changelog_tools.lint.launchers import entry_scripts
@@ -159,64 +161,76 @@ def check(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[str]]:
     )
     out: list[dx.Diagnostic] = []
     for path in judged:
-        text = ctx.text(path) or ""
-        found, drafts = pins(text)
-        name = path.rsplit("/", 1)[-1]
-        prefix = name.split("_", 1)[0]
-        if not found:
-            if not ctx.allowed(rule, path=path, text="unpinned"):
-                out.append(
-                    dx.error(
-                        codes.GOLDEN_AL_UNPINNED,
-                        "this agentic speculative-decoding script does not pin the simulated "
-                        "acceptance length, so its results are not comparable",
-                        path,
-                        1,
-                        hint="set the engine's synthetic-acceptance knob (SGLANG_SIMULATE_ACC_LEN, "
-                        "synthetic_acceptance_length, TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS, "
-                        f"--spec-decode-acceptance-length) to the value in {cfg.lint_golden_al_dir}/",
-                    )
-                )
-            continue
-        files, values = golden_values(ctx, prefix)
-        if not files:
-            first = found[0]
-            if not ctx.allowed(rule, path=path, text=str(first.al)):
-                out.append(
-                    dx.error(
-                        codes.GOLDEN_AL_NO_FILE,
-                        f"{first.spelling} pins AL {first.al:g}, but {cfg.lint_golden_al_dir}/ has "
-                        f"no golden file for {prefix}",
-                        path,
-                        first.line,
-                        hint=f"commit {cfg.lint_golden_al_dir}/{prefix}_<method>.yaml (speedbench-al.yml) "
-                        "first, or allow it with the AL source as the reason in `lint-allow`",
-                    )
-                )
-            continue
-        lengths = sorted(k for k in drafts if k in values) or sorted(values)
-        allowed_values = set().union(*(values[k] for k in lengths)) if lengths else set()
-        for pin in found:
-            if pin.al in allowed_values or ctx.allowed(rule, path=path, text=str(pin.al)):
-                continue
-            golden = "; ".join(
-                f"{k} draft tokens: {', '.join(f'{v:g}' for v in sorted(values[k]))}"
-                for k in lengths
-            )
-            out.append(
-                dx.error(
-                    codes.GOLDEN_AL_MISMATCH,
-                    f"{pin.spelling} pins AL {pin.al:g}, which is not a golden value for "
-                    f"{prefix}"
-                    + (f" at draft length {', '.join(map(str, sorted(drafts)))}" if drafts else ""),
-                    path,
-                    pin.line,
-                    hint=f"use the value from {', '.join(files)} ({golden})",
-                )
-            )
+        out.extend(_script_pins(ctx, rule, path))
     pinned_entries, found_multi = _multinode_pins(ctx, rule)
     out.extend(found_multi)
     judged = judged + pinned_entries
+    out.extend(_knobs_outside_agentic(ctx, rule))
+    return bool(judged) or bool(out), out, judged
+
+
+def _script_pins(ctx: Context, rule: str, path: str) -> list[dx.Diagnostic]:
+    """An agentic script's pins: present, with a golden file for its model, and each equal to
+    a golden value for one of the script's draft lengths."""
+    cfg = ctx.config
+    found, drafts = pins(ctx.text(path) or "")
+    prefix = path.rsplit("/", 1)[-1].split("_", 1)[0]
+    if not found:
+        if ctx.allowed(rule, path=path, text="unpinned"):
+            return []
+        return [
+            dx.error(
+                codes.GOLDEN_AL_UNPINNED,
+                "this agentic speculative-decoding script does not pin the simulated "
+                "acceptance length, so its results are not comparable",
+                path,
+                1,
+                hint="set the engine's synthetic-acceptance knob (SGLANG_SIMULATE_ACC_LEN, "
+                "synthetic_acceptance_length, TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS, "
+                f"--spec-decode-acceptance-length) to the value in {cfg.lint_golden_al_dir}/",
+            )
+        ]
+    files, values = golden_values(ctx, prefix)
+    if not files:
+        first = found[0]
+        if ctx.allowed(rule, path=path, text=str(first.al)):
+            return []
+        return [
+            dx.error(
+                codes.GOLDEN_AL_NO_FILE,
+                f"{first.spelling} pins AL {first.al:g}, but {cfg.lint_golden_al_dir}/ has "
+                f"no golden file for {prefix}",
+                path,
+                first.line,
+                hint=f"commit {cfg.lint_golden_al_dir}/{prefix}_<method>.yaml (speedbench-al.yml) "
+                "first, or allow it with the AL source as the reason in `lint-allow`",
+            )
+        ]
+    lengths = sorted(k for k in drafts if k in values) or sorted(values)
+    allowed_values = set().union(*(values[k] for k in lengths)) if lengths else set()
+    golden = "; ".join(
+        f"{k} draft tokens: {', '.join(f'{v:g}' for v in sorted(values[k]))}" for k in lengths
+    )
+    at_draft = f" at draft length {', '.join(map(str, sorted(drafts)))}" if drafts else ""
+    return [
+        dx.error(
+            codes.GOLDEN_AL_MISMATCH,
+            f"{pin.spelling} pins AL {pin.al:g}, which is not a golden value for {prefix}"
+            + at_draft,
+            path,
+            pin.line,
+            hint=f"use the value from {', '.join(files)} ({golden})",
+        )
+        for pin in found
+        if pin.al not in allowed_values and not ctx.allowed(rule, path=path, text=str(pin.al))
+    ]
+
+
+def _knobs_outside_agentic(ctx: Context, rule: str) -> list[dx.Diagnostic]:
+    """A benchmark script outside the agentic paths whose added lines set synthetic acceptance
+    (the first such line of each file)."""
+    cfg = ctx.config
+    out: list[dx.Diagnostic] = []
     knob_files = [
         p
         for p in ctx.files(cfg.lint_scripts)
@@ -242,7 +256,7 @@ def check(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[str]]:
                 )
             )
             break
-    return bool(judged) or bool(out), out, judged
+    return out
 
 
 _SETTING = re.compile(r"^SYNTHETIC_ACCEPTANCE_LENGTH=" + _NUM + r"$")
