@@ -9,8 +9,9 @@ the options' JSON Schema as it is read, and a bad value is reported at its line.
 ``schemas/config.schema.json`` and ``docs/configuration.md`` are generated from :data:`OPTIONS`
 (``python scripts/gendocs.py``); a test keeps them in sync.
 
-The rooms: ``option`` (what an option is), ``options_core``, ``options_lint`` and
-``options_review`` (the option tables by concern), ``model`` (:class:`Config` built from them),
+The rooms: ``option`` (what an option is), ``options_core`` and ``options_commands`` (the option
+tables: shared options, and each command's prefixed ones), ``model`` (:class:`Config` built from
+them),
 ``validation`` (the schema and what it cannot say), ``discovery`` (finding and reading the file),
 ``revision`` (the file as it was at another git revision) and ``docs`` (the generated reference).
 """
@@ -26,7 +27,7 @@ from changelog_tools.config.discovery import (
 from changelog_tools.config.docs import render_docs
 from changelog_tools.config.model import OPTIONS, Config, defaults, field_names
 from changelog_tools.config.option import Option
-from changelog_tools.config.options_lint import LINT_RULE_IDS
+from changelog_tools.config.options_commands import LINT_RULE_IDS
 from changelog_tools.config.revision import (
     config_file_at_revision,
     has_options,

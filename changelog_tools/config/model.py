@@ -8,9 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from changelog_tools.config.option import Option
+from changelog_tools.config.options_commands import (
+    LINT_OPTIONS,
+    RECOVER_OPTIONS,
+    SIGNOFF_OPTIONS,
+)
 from changelog_tools.config.options_core import CORE_OPTIONS
-from changelog_tools.config.options_lint import LINT_OPTIONS
-from changelog_tools.config.options_review import RECOVER_OPTIONS, SIGNOFF_OPTIONS
 
 # Every option, in the order the generated docs and schema list them.
 OPTIONS: tuple[Option, ...] = (*CORE_OPTIONS, *LINT_OPTIONS, *SIGNOFF_OPTIONS, *RECOVER_OPTIONS)

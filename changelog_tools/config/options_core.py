@@ -1,5 +1,5 @@
-"""The options of the ledger itself, the GitHub client, and the merge and reuse flows (in the
-order the generated docs list them)."""
+"""The options without a command prefix, shared by several commands: the ledger itself, the
+GitHub client, and the merge and reuse flows (in the order the generated docs list them)."""
 
 from __future__ import annotations
 

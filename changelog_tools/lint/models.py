@@ -116,41 +116,65 @@ def parse_models(text: str, problems: list[tuple[int, str]] | None = None) -> li
     sequence length past any real one) is skipped, and (line, reason) added to ``problems``."""
     problems = [] if problems is None else problems
     lines = text.split("\n")
-    out: list[Rule] = []
+    return [
+        *_retired_models(lines, problems),
+        *_retired_scenarios(lines, problems),
+        *_deprecation_notices(lines),
+    ]
+
+
+def _rows_with(
+    lines: list[str], span: tuple[int, int] | None, first: str, second: str, *, enacted: bool
+) -> Iterator[tuple[int, list[str], str, str]]:
+    """(line, row, first cell, second cell) of every row, in the tables of ``span`` (a range of
+    ``lines``), whose header names both columns and which has both cells; with ``enacted``
+    only the tables not marked as not yet enacted."""
+    if span is None:
+        return
+    for _line, header, rows, is_enacted in _tables(lines, *span):
+        a, b = _col(header, first), _col(header, second)
+        if a is None or b is None or (enacted and not is_enacted):
+            continue
+        for number, row in rows:
+            if len(row) > max(a, b):
+                yield number, row, row[a], row[b]
+
+
+def _retired_models(lines: list[str], problems: list[tuple[int, str]]) -> Iterator[Rule]:
+    """The support matrix's retired models (the prefixes of a row whose "active" cell says so)."""
     matrix = _section(lines, "Model support matrix")
-    if matrix:
-        for _line, header, rows, _enacted in _tables(lines, *matrix):
-            prefix_col, active_col = _col(header, "prefix"), _col(header, "active")
-            if prefix_col is None or active_col is None:
-                continue
-            for number, row in rows:
-                if len(row) <= max(prefix_col, active_col):
-                    continue
-                retired = _RETIRED.search(row[active_col])
-                since = _iso_date(retired.group(1), number, problems) if retired else None
-                if since is not None:
-                    for prefix in _PREFIX.findall(row[prefix_col]):
-                        out.append(
-                            Rule(prefix, since, "model", source=row[active_col], line=number)
-                        )
+    for number, _row, prefixes, active in _rows_with(
+        lines, matrix, "prefix", "active", enacted=False
+    ):
+        retired = _RETIRED.search(active)
+        since = _iso_date(retired.group(1), number, problems) if retired else None
+        if since is not None:
+            for prefix in _PREFIX.findall(prefixes):
+                yield Rule(prefix, since, "model", source=active, line=number)
+
+
+def _retired_scenarios(lines: list[str], problems: list[tuple[int, str]]) -> Iterator[Rule]:
+    """The scenarios section's sequence lengths retired for all models."""
     scenarios = _section(lines, "Scenarios")
-    if scenarios:
-        for _line, header, rows, _enacted in _tables(lines, *scenarios):
-            seq_col, status_col = _col(header, "isl"), _col(header, "status")
-            if seq_col is None or status_col is None:
-                continue
-            for number, row in rows:
-                found = _ALL_MODELS.search(row[status_col]) if len(row) > status_col else None
-                seq = _ISL_OSL.search(row[seq_col]) if len(row) > seq_col else None
-                if not (found and seq):
-                    continue
-                since = _iso_date(found.group(1), number, problems)
-                isl, osl = parse_number(seq.group(1)), parse_number(seq.group(2))
-                if isl is None or osl is None:
-                    problems.append((number, f"{seq.group(0)} is not a sequence length"))
-                elif since is not None:
-                    out.append(Rule(None, since, "scenario", scenario=FIXED, seq=(isl, osl),
-                                    source=row[0], line=number))  # fmt: skip
+    for number, row, seq_cell, status in _rows_with(
+        lines, scenarios, "isl", "status", enacted=False
+    ):
+        found = _ALL_MODELS.search(status)
+        seq = _ISL_OSL.search(seq_cell)
+        if not (found and seq):
+            continue
+        since = _iso_date(found.group(1), number, problems)
+        isl, osl = parse_number(seq.group(1)), parse_number(seq.group(2))
+        if isl is None or osl is None:
+            problems.append((number, f"{seq.group(0)} is not a sequence length"))
+        elif since is not None:
+            yield Rule(None, since, "scenario", scenario=FIXED, seq=(isl, osl),
+                       source=row[0], line=number)  # fmt: skip
+
+
+def _deprecation_notices(lines: list[str]) -> Iterator[Rule]:
+    """The enacted tables of each deprecation notice ("... is the last day"): from the day
+    after, the models and scenarios they list."""
     for i, line in enumerate(lines):
         notice = _NOTICE.match(line)
         if not notice:
@@ -166,17 +190,10 @@ def parse_models(text: str, problems: list[tuple[int, str]] | None = None) -> li
         except ValueError:
             continue
         since = last + datetime.timedelta(days=1)
-        for _line, header, rows, enacted in _tables(lines, i + 1, end):
-            model_col, what_col = _col(header, "model"), _col(header, "deprecated")
-            if not enacted or model_col is None or what_col is None:
-                continue
-            for number, row in rows:
-                if len(row) <= max(model_col, what_col):
-                    continue
-                out.extend(
-                    _notice_rules(_PREFIX.findall(row[model_col]), row[what_col], since, number)
-                )
-    return out
+        for number, _row, models, what in _rows_with(
+            lines, (i + 1, end), "model", "deprecated", enacted=True
+        ):
+            yield from _notice_rules(_PREFIX.findall(models), what, since, number)
 
 
 def _kib_pair(isl: str, osl: str) -> tuple[int, int] | None:
