@@ -168,6 +168,16 @@ class Context:
             self._added[path] = shell.added_lines(base, head)
         return self._added[path]
 
+    def touched(self, path: str) -> list[shell.LogicalLine]:
+        """The logical lines of ``path`` at the head with a physical line the change added:
+        a continuation added to an old command makes the whole command new."""
+        added = self.added(path)
+        return [
+            line
+            for line in self.lines(path)
+            if any(n in added for n in range(line.line, line.last + 1))
+        ]
+
     def _renamed_from(self, head: str) -> str | None:
         """The base text of the file the change deleted that a new file was renamed from (half
         its lines or more in common, git's default similarity), so a rename adds no lines."""

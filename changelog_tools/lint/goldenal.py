@@ -237,10 +237,9 @@ def _knobs_outside_agentic(ctx: Context, rule: str) -> list[dx.Diagnostic]:
         if not matches(p, cfg.lint_agentic_scripts) and not matches(p, cfg.lint_harness_paths)
     ]
     for path in knob_files:
-        added = ctx.added(path)
-        for line in ctx.lines(path):
+        for line in ctx.touched(path):
             m = _KNOB.search(line.text)
-            if m is None or not any(n in added for n in range(line.line, line.last + 1)):
+            if m is None:
                 continue
             if ctx.allowed(rule, path=path, text=line.text):
                 continue

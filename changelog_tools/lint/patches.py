@@ -76,9 +76,7 @@ def find_patches(ctx: Context, path: str) -> list[Patch]:
     text = ctx.text(path) or ""
     added = ctx.added(path)
     out: list[Patch] = []
-    for line in ctx.lines(path):
-        if not any(n in added for n in range(line.line, line.last + 1)):
-            continue
+    for line in ctx.touched(path):
         t = line.text
         what = None
         if _GIT_APPLY.search(t):
@@ -204,14 +202,11 @@ def check_arch_overrides(ctx: Context) -> tuple[bool, list[dx.Diagnostic], list[
     files = _code_files(ctx)
     out: list[dx.Diagnostic] = []
     for path in files:
-        added = ctx.added(path)
-        for line in ctx.lines(path):
+        for line in ctx.touched(path):
             found = pattern.search(line.text)
             if found is None:
                 continue
             at = line.line_at(found.start())
-            if at not in added and not any(n in added for n in range(line.line, line.last + 1)):
-                continue
             if ctx.allowed(rule, path=path, text=line.text):
                 continue
             keys = [k for k in ARCH_KEYS if k in line.text]
