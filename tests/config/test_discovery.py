@@ -1,0 +1,133 @@
+"""Finding the configuration: the upward search, pyproject tables, --config, and a
+configuration in a subdirectory of the repository."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from changelog_tools import config
+from tests.checkdata import (
+    BASE,
+    CONFIG,
+    KEY,
+    MASTER_A,
+    MASTER_B,
+    MASTERS_A,
+    MASTERS_B,
+    PULL,
+    appended,
+    entry,
+)
+from tests.conftest import commit_files, git, run_cli
+
+
+def test_config_is_found_by_searching_upward_to_the_repository_root(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".changelog-tools.yaml").write_text("repository: acme/bench\n")
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    cfg = config.load_config(start=deep)
+    assert cfg.repository == "acme/bench"
+    assert cfg.root == tmp_path.resolve()
+    assert cfg.changelog_path == tmp_path.resolve() / "perf-changelog.yaml"
+
+
+def test_the_search_stops_at_the_repository_root(tmp_path: Path) -> None:
+    (tmp_path / ".changelog-tools.yaml").write_text("repository: outer/repo\n")
+    inner = tmp_path / "inner"
+    (inner / ".git").mkdir(parents=True)
+    assert config.load_config(start=inner).repository == "SemiAnalysisAI/InferenceX"
+
+
+def test_pyproject_table_is_read(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.changelog-tools]\nchangelog = "CHANGES.yaml"\n'
+        'placeholders = ["TBD-LINK"]\n'
+    )
+    cfg = config.load_config(start=tmp_path)
+    assert cfg.changelog == "CHANGES.yaml"
+    assert cfg.placeholders == ("TBD-LINK",)
+
+
+def test_pyproject_without_our_table_is_skipped(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert config.load_config(start=tmp_path).source is None
+
+
+def test_explicit_config_overrides_discovery(tmp_path: Path) -> None:
+    (tmp_path / ".changelog-tools.yaml").write_text("repository: found/by-search\n")
+    other = tmp_path / "other.yaml"
+    other.write_text("repository: named/explicitly\n")
+    assert config.load_config(other, start=tmp_path).repository == "named/explicitly"
+
+
+SUB = "bench dir"  # a space, too
+
+
+@pytest.fixture
+def subrepo(tmp_path: Path) -> Path:
+    """A repository whose changelog, master configs and configuration live in `bench dir/`."""
+    path = tmp_path / "mono"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    commit_files(
+        path,
+        {
+            f"{SUB}/.changelog-tools.yaml": CONFIG + "placeholders: [TBD]\n",
+            f"{SUB}/perf-changelog.yaml": BASE,
+            f"{SUB}/{MASTER_A}": MASTERS_A,
+            f"{SUB}/{MASTER_B}": MASTERS_B,
+        },
+        "initial",
+    )
+    return path
+
+
+def test_a_configuration_in_a_subdirectory_names_the_same_files_in_every_mode(
+    subrepo: Path,
+) -> None:
+    cwd = subrepo / SUB
+    git(subrepo, "checkout", "-q", "-b", "feature")
+    commit_files(
+        subrepo, {f"{SUB}/perf-changelog.yaml": appended(entry(KEY, link=f"{PULL}2557"))}, "pr"
+    )
+    checked = run_cli("check", "--pr", "2607", "--format", "json", cwd=cwd)
+    assert checked.returncode == 1, checked.stderr
+    found = [(d["path"], d["line"], d["code"]) for d in json.loads(checked.stdout)["diagnostics"]]
+    assert found == [(f"{SUB}/perf-changelog.yaml", 17, "CL201")]
+
+    (cwd / "perf-changelog.yaml").write_bytes(b"\xef\xbb\xbf" + BASE)
+    validated = run_cli("validate", "--format", "json", cwd=cwd)
+    first = json.loads(validated.stdout)["diagnostics"][0]
+    assert (first["path"], first["code"]) == (f"{SUB}/perf-changelog.yaml", "CL008")
+
+    keys = run_cli("keys", "--ref", "HEAD", KEY, cwd=cwd)
+    assert keys.returncode == 0, keys.stderr
+    assert keys.stdout == f"{KEY}\t{KEY}\t{SUB}/{MASTER_A}:1\n"
+
+
+def test_the_merge_driver_of_a_subdirectory_changelog_uses_that_configuration(
+    subrepo: Path,
+) -> None:
+    cwd = subrepo / SUB
+    installed = run_cli("install-merge-driver", cwd=cwd)
+    assert installed.returncode == 0, installed.stderr
+    line = f'"/{SUB}/perf-changelog.yaml" merge=perf-changelog'
+    assert (subrepo / ".gitattributes").read_text().splitlines() == [line]
+    commit_files(subrepo, {}, "attributes")
+    changelog = f"{SUB}/perf-changelog.yaml"
+    git(subrepo, "checkout", "-q", "-b", "feature")
+    # `TBD` is a placeholder only by the subdirectory's configuration.
+    pr_entry = entry(KEY, link="TBD", description="PR")
+    commit_files(subrepo, {changelog: appended(pr_entry)}, "pr")
+    git(subrepo, "checkout", "-q", "main")
+    main_entry = entry("beta-fp4-gpu-b-trt", link=f"{PULL}5", description="main")
+    commit_files(subrepo, {changelog: appended(main_entry)}, "main")
+    git(subrepo, "checkout", "-q", "feature")
+    git(subrepo, "merge", "-q", "main", "-m", "merge main")
+    assert (subrepo / changelog).read_bytes() == appended(main_entry, pr_entry)
