@@ -24,14 +24,13 @@ from changelog_tools.github.adapter import (
     WorkflowRun,
     read_step_outputs,
 )
+from changelog_tools.reuse.authorization import command_runs, find_authorization
 from changelog_tools.reuse.gate import (
     OUTPUT_KEYS,
     Decision,
     Event,
     Policy,
-    command_runs,
     decide,
-    find_authorization,
     label_problem,
     render_summary,
 )
