@@ -37,7 +37,9 @@ class FakeSeeding(FakeObjects):
         self, issue: int, body: str, login: str | None = "alice", association: str = "MEMBER"
     ) -> FakeComment:
         when = self.now()
-        comment = FakeComment(self.next_id(), issue, body, login, association, when, when)
+        comment = FakeComment(
+            self.next_id(), issue, body, when, when, login=login, association=association
+        )
         with self._lock:
             self.comments[comment.id] = comment
         return comment

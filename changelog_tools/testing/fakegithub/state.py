@@ -59,9 +59,12 @@ class FakePull:
 
 
 @dataclass(kw_only=True)
-class Edited:
-    """Who last edited a body and when, as comments, reviews and review comments all show it."""
+class Authored:
+    """Who wrote a body and who last edited it, when: what comments, reviews and review
+    comments all show."""
 
+    login: str | None = "alice"  # None: a deleted account (GitHub shows a null user)
+    association: str = "MEMBER"
     editor: str | None = None  # who last edited the body (GraphQL `editor`); None: never
     last_edited_at: str | None = None
     # every edit's editor (None: a deleted account), oldest first
@@ -75,22 +78,18 @@ class Edited:
 
 
 @dataclass
-class FakeComment(Edited):
+class FakeComment(Authored):
     id: int
     issue: int
     body: str
-    login: str | None = "alice"  # None: a deleted account (GitHub shows a null user)
-    association: str = "MEMBER"
     created_at: str = ""
     updated_at: str = ""
 
 
 @dataclass
-class FakeReview(Edited):
+class FakeReview(Authored):
     id: int
     pull: int
-    login: str | None = "alice"  # None: a deleted account (GitHub shows a null user)
-    association: str = "MEMBER"
     state: str = "COMMENTED"
     body: str = ""
     commit_id: str = ""
@@ -98,12 +97,10 @@ class FakeReview(Edited):
 
 
 @dataclass
-class FakeReviewComment(Edited):
+class FakeReviewComment(Authored):
     id: int
     pull: int
     body: str
-    login: str | None = "alice"  # None: a deleted account (GitHub shows a null user)
-    association: str = "MEMBER"
     path: str = ""
     line: int | None = None
     commit_id: str = ""
