@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from changelog_tools.commands._common import PR_NUMBER
 from changelog_tools.ledger.links import LinkKind, classify
 from changelog_tools.numbers import parse_number
-from changelog_tools.reuse.gate import command_runs
+from changelog_tools.reuse.authorization import command_runs
 from tests.checkdata import (
     PULL,
     REPO,

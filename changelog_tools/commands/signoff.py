@@ -5,14 +5,21 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from changelog_tools.commands._common import config_option
 from changelog_tools.config import Config
 from changelog_tools.errors import UsageError
+
+if TYPE_CHECKING:
+    from changelog_tools.signoff.verify import Outcome
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _progress(message: str) -> None:
@@ -31,6 +38,17 @@ def _parse_now(value: str | None) -> datetime:
             f"--now {value!r} is not an ISO 8601 time (2026-08-20T13:00:00Z)"
         ) from None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _checkout_option(help: str) -> Callable[[F], F]:
+    """``--checkout DIR``: an existing directory, the current one by default."""
+    return click.option(
+        "--checkout",
+        type=click.Path(file_okay=False, exists=True, path_type=Path),
+        default=Path("."),
+        show_default=True,
+        help=help,
+    )
 
 
 @click.group("signoff")
@@ -71,13 +89,9 @@ def signoff() -> None:
     "repository",
     help="OWNER/NAME  [default: $GITHUB_REPOSITORY, else config `repository`]",
 )
-@click.option(
-    "--checkout",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="Checkout of the DEFAULT branch, with history: CODEOWNERS, the checklist and "
-    "its versions, thresholds and policy files are read from it.",
+@_checkout_option(
+    "Checkout of the DEFAULT branch, with history: CODEOWNERS, the checklist and its versions, "
+    "thresholds and policy files are read from it."
 )
 @config_option
 def verify(
@@ -118,10 +132,8 @@ def verify(
       changelog-tools signoff verify                       # inside GitHub Actions
       changelog-tools signoff verify --pr 5 --dry-run --format json
     """
-    from changelog_tools.diagnostics import visible
     from changelog_tools.github.adapter import make_github
     from changelog_tools.gitrepo import open_repo
-    from changelog_tools.signoff.render import render_json, render_markdown, render_text
     from changelog_tools.signoff.verify import run_verify
 
     env = os.environ
@@ -142,6 +154,14 @@ def verify(
         now=now,
         log=_progress,
     )
+    return _report(outcome, output_format, dry_run=dry_run)
+
+
+def _report(outcome: Outcome, output_format: str, *, dry_run: bool) -> int:
+    """Say what the run did on standard error and show the verdict on standard output."""
+    from changelog_tools.diagnostics import visible
+    from changelog_tools.signoff.render import render_json, render_markdown, render_text
+
     if outcome.skip is not None:
         _progress(f"skipped: {outcome.skip.reason}")
         if output_format == "json":
@@ -176,13 +196,9 @@ def verify(
     help='text: a summary per comment; json: one object whose "comments" list holds one result '
     "per file, in order.",
 )
-@click.option(
-    "--checkout",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="Repository whose default branch holds the checklist (and its versions); a directory "
-    "that is no repository's top is read as files.",
+@_checkout_option(
+    "Repository whose default branch holds the checklist (and its versions); a directory that "
+    "is no repository's top is read as files."
 )
 @click.option(
     "--author",

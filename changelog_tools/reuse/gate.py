@@ -24,26 +24,26 @@ Every outcome carries a one-line reason. API failures are not outcomes: they pro
 from __future__ import annotations
 
 import fnmatch
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Protocol
 
 from changelog_tools.errors import UsageError
 from changelog_tools.github.adapter import (
     Artifact,
-    Comment,
     NotFoundError,
-    PullCommit,
     PullRequest,
     WorkflowRun,
 )
-from changelog_tools.numbers import parse_number
 
-if TYPE_CHECKING:
-    from changelog_tools.config import Config
+# The gate's inputs and its authorization rule have their own modules; what other packages
+# import from the gate stays importable here.
+from changelog_tools.reuse.authorization import Authorization as Authorization
+from changelog_tools.reuse.authorization import find_authorization as find_authorization
+from changelog_tools.reuse.inputs import PINNED_CONCLUSIONS, DriftCheck, short
+from changelog_tools.reuse.inputs import Event as Event
+from changelog_tools.reuse.inputs import GateAPI as GateAPI
+from changelog_tools.reuse.inputs import Policy as Policy
 
 OUTPUT_KEYS = (
     "reuse-enabled",
@@ -55,168 +55,6 @@ OUTPUT_KEYS = (
     "reuse-source-head-sha",
     "reuse-reason",
 )
-PINNED_CONCLUSIONS = ("success", "failure", "cancelled")
-_EARLIEST = datetime.min.replace(tzinfo=UTC)
-
-
-def short(sha: str | None) -> str:
-    return (sha or "?")[:7]
-
-
-# ----------------------------------------------------------------------------------------------
-# inputs
-
-
-@dataclass(frozen=True, slots=True)
-class Policy:
-    """The configuration the rules read."""
-
-    command: str = "/reuse-sweep-run"
-    allowed_associations: tuple[str, ...] = ("OWNER", "MEMBER", "COLLABORATOR")
-    sweep_labels: tuple[str, ...] = ()
-    full_sweep_labels: tuple[str, ...] = ()
-    incompatible_labels: tuple[str, ...] = ()
-    workflow: str = "run-sweep.yml"
-    result_artifacts: tuple[str, ...] = ()
-    main_branch: str = "main"
-
-    @classmethod
-    def from_config(cls, config: Config, *, workflow: str | None = None) -> Policy:
-        return cls(
-            command=config.reuse_command,
-            allowed_associations=tuple(config.reuse_allowed_associations),
-            sweep_labels=tuple(config.sweep_labels),
-            full_sweep_labels=tuple(config.full_sweep_labels),
-            incompatible_labels=tuple(config.reuse_incompatible_labels),
-            workflow=workflow or config.sweep_workflow,
-            result_artifacts=tuple(config.result_artifacts),
-            main_branch=config.main_branch,
-        )
-
-    @property
-    def workflow_path(self) -> str:
-        return f".github/workflows/{self.workflow}"
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """What triggered the workflow (from flags or the GitHub Actions environment)."""
-
-    name: str
-    action: str | None = None
-    pr_number: int | None = None
-    sha: str | None = None
-    ref: str | None = None
-    before: str | None = None
-
-
-class GateAPI(Protocol):
-    """The GitHub calls the gate makes (the adapter in changelog_tools.github.adapter has them)."""
-
-    def pulls_for_commit(self, sha: str) -> tuple[PullRequest, ...]: ...
-
-    def list_issue_comments(self, number: int) -> tuple[Comment, ...]: ...
-
-    def list_pull_commits(self, number: int) -> tuple[PullCommit, ...]: ...
-
-    def iter_workflow_runs(
-        self,
-        workflow: str | int,
-        *,
-        event: str | None = None,
-        branch: str | None = None,
-        status: str | None = None,
-        head_sha: str | None = None,
-    ) -> Iterator[WorkflowRun]: ...
-
-    def get_workflow_run(self, run_id: int) -> WorkflowRun: ...
-
-    def list_run_artifacts(self, run_id: int) -> tuple[Artifact, ...]: ...
-
-
-# (pull request, source run) -> offending paths / descriptions; empty means no drift
-DriftCheck = Callable[[PullRequest, WorkflowRun], Sequence[str]]
-
-
-# ----------------------------------------------------------------------------------------------
-# authorization
-
-
-@dataclass(frozen=True, slots=True)
-class Authorization:
-    """The comment that authorizes reuse; ``run_id`` is set when it pins a run."""
-
-    comment_id: int
-    author: str | None
-    association: str
-    run_id: int | None
-    url: str | None
-
-    def describe(self) -> str:
-        who = f"@{self.author}" if self.author else "an unknown user"
-        return f"{who} ({self.association}, comment {self.comment_id})"
-
-
-# Matched against single lines, so no end anchor: the info string is the rest of the line.
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)")
-_HTML_COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
-
-
-def command_runs(body: str, command: str) -> list[int | None]:
-    """Every use of ``command`` in ``body``: its run id, or None for the bare command.
-
-    A use is a whole line holding the command (at most three spaces of indentation, as in
-    Markdown), optionally followed by a numeric run id. Lines inside fenced code blocks or
-    HTML comments do not count, nor do mentions inside a sentence or a quote.
-    """
-    # Trailing blanks are stripped before matching, so no two blank runs meet in the pattern
-    # (the match stays linear in the line); the run id is ASCII digits.
-    pattern = re.compile(rf" {{0,3}}{re.escape(command)}(?:[ \t]+([0-9]+))?\Z")
-    found: list[int | None] = []
-    fence: tuple[str, int] | None = None
-    for line in _HTML_COMMENT_RE.sub("", body).splitlines():
-        opener = _FENCE_RE.match(line)
-        if fence is not None:
-            if (
-                opener is not None
-                and opener.group(1)[0] == fence[0]
-                and len(opener.group(1)) >= fence[1]
-                and not opener.group(2).strip()
-            ):
-                fence = None  # a closing fence: same character, at least as long, nothing after
-            continue
-        # a backtick fence's info string may not contain a backtick (CommonMark)
-        if opener and not (opener.group(1)[0] == "`" and "`" in opener.group(2)):
-            fence = (opener.group(1)[0], len(opener.group(1)))
-            continue
-        hit = pattern.match(line.rstrip(" \t"))
-        if hit:
-            if hit.group(1) is None:
-                found.append(None)
-            elif (run := parse_number(hit.group(1))) is not None:
-                found.append(run)  # a run id past 64 bits is no run id: not a use
-    return found
-
-
-def find_authorization(
-    comments: Iterable[Comment], *, command: str, allowed: Iterable[str]
-) -> Authorization | None:
-    """The newest comment from an allowed association that uses ``command`` decides.
-
-    Comments are ordered by creation time (editing does not move a comment). Within one
-    comment the last use wins; a newer bare command therefore un-pins an older pinned one.
-    """
-    allowed_set = {a.upper() for a in allowed}
-    newest_first = sorted(comments, key=lambda c: (c.created_at or _EARLIEST, c.id), reverse=True)
-    for comment in newest_first:
-        if comment.author_association.upper() not in allowed_set:
-            continue
-        uses = command_runs(comment.body, command)
-        if uses:
-            return Authorization(
-                comment.id, comment.author, comment.author_association, uses[-1], comment.html_url
-            )
-    return None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -432,6 +270,62 @@ def _push(
     if not event.sha:
         raise UsageError("a push event needs the pushed commit (--commit-sha)")
     sha = event.sha
+    pr = _merged_pull(sha, api, log)
+    if isinstance(pr, Decision):
+        return pr
+    n = pr.number
+    auth = _authorization(n, policy, api, log, outcome="no reuse")
+    if isinstance(auth, Decision):
+        return auth
+    refusal = _Refusal(n, auth)
+    problem = label_problem(pr, policy)
+    if problem:
+        return refusal(problem)
+    log(f"reading the commits of PR #{n}")
+    commits = api.list_pull_commits(n)
+    if not commits:
+        return refusal(f"PR #{n} has no commits")
+    shas = frozenset(c.sha for c in commits)
+    if auth.run_id is not None:
+        source, why = pinned_source(auth.run_id, pr, shas, policy, api, log)
+    else:
+        source, why = latest_source(pr, shas, policy, api, log)
+    if source is None:
+        return refusal(why)
+    run = source.run
+    doing = f"checking for drift between run {run.id} ({short(run.head_sha)}) and {short(sha)}"
+    drift = _changes(drift_check, pr, run, log, doing)
+    if drift:
+        return refusal(
+            f"PR #{n} changed benchmark inputs after run {run.id} ({short(run.head_sha)}): "
+            f"{_first_ten(drift, ', ')}",
+            source,
+            drift=drift,
+        )
+    doing = f"checking whether main changed what run {run.id}'s configs run since it ran"
+    stale = _changes(stale_check, pr, run, log, doing)
+    if stale:
+        return refusal(
+            f"main changed what the configs run {run.id} swept execute since "
+            f"{short(run.head_sha)}, so its results are stale (a new sweep is needed): "
+            f"{_first_ten(stale, '; ')}",
+            source,
+            stale=stale,
+        )
+    kind = "pinned " if source.pinned else ""
+    return Decision(
+        True,
+        False,
+        f"reusing {kind}run {run.id} (attempt {run.run_attempt}, {run.conclusion}) of PR #{n} "
+        f"on {short(run.head_sha)}, authorized by {auth.describe()}",
+        pr_number=n,
+        source=source,
+        authorization=auth,
+    )
+
+
+def _merged_pull(sha: str, api: GateAPI, log: Callable[[str], None]) -> PullRequest | Decision:
+    """The one pull request merged as ``sha``, or the decision that explains why there is none."""
     log(f"looking up the pull request merged as {short(sha)}")
     pulls = api.pulls_for_commit(sha)
     # An open PR that contains the commit is listed too; only a merge commit identifies a PR.
@@ -451,15 +345,21 @@ def _push(
             f"commit {short(sha)} is the merge commit of {len(merged_here)} pull requests "
             f"({listed}); refusing to guess, no reuse",
         )
-    pr = merged_here[0]
-    n = pr.number
-    auth = _authorization(n, policy, api, log, outcome="no reuse")
-    if isinstance(auth, Decision):
-        return auth
+    return merged_here[0]
 
-    def refuse(
+
+@dataclass(frozen=True, slots=True)
+class _Refusal:
+    """Refusals of an authorized pull request's reuse: they keep the PR and its authorization."""
+
+    pr_number: int
+    authorization: Authorization
+
+    def __call__(
+        self,
         why: str,
         source: Source | None = None,
+        *,
         drift: tuple[str, ...] = (),
         stale: tuple[str, ...] = (),
     ) -> Decision:
@@ -467,66 +367,33 @@ def _push(
             False,
             False,
             f"{why}; no reuse, a full sweep runs",
-            pr_number=n,
+            pr_number=self.pr_number,
             source=source,
-            authorization=auth,
+            authorization=self.authorization,
             refused=True,
             drift=drift,
             stale=stale,
         )
 
-    problem = label_problem(pr, policy)
-    if problem:
-        return refuse(problem)
-    log(f"reading the commits of PR #{n}")
-    commits = api.list_pull_commits(n)
-    if not commits:
-        return refuse(f"PR #{n} has no commits")
-    shas = frozenset(c.sha for c in commits)
-    if auth.run_id is not None:
-        source, why = pinned_source(auth.run_id, pr, shas, policy, api, log)
-    else:
-        source, why = latest_source(pr, shas, policy, api, log)
-    if source is None:
-        return refuse(why)
-    run = source.run
-    if drift_check is not None:
-        log(f"checking for drift between run {run.id} ({short(run.head_sha)}) and {short(sha)}")
-        drift = tuple(drift_check(pr, run))
-        if drift:
-            shown = ", ".join(drift[:10]) + (
-                f" and {len(drift) - 10} more" if len(drift) > 10 else ""
-            )
-            return refuse(
-                f"PR #{n} changed benchmark inputs after run {run.id} ({short(run.head_sha)}): "
-                f"{shown}",
-                source,
-                drift,
-            )
-    if stale_check is not None:
-        log(f"checking whether main changed what run {run.id}'s configs run since it ran")
-        stale = tuple(stale_check(pr, run))
-        if stale:
-            shown = "; ".join(stale[:10]) + (
-                f" and {len(stale) - 10} more" if len(stale) > 10 else ""
-            )
-            return refuse(
-                f"main changed what the configs run {run.id} swept execute since "
-                f"{short(run.head_sha)}, so its results are stale (a new sweep is needed): "
-                f"{shown}",
-                source,
-                stale=stale,
-            )
-    kind = "pinned " if source.pinned else ""
-    return Decision(
-        True,
-        False,
-        f"reusing {kind}run {run.id} (attempt {run.run_attempt}, {run.conclusion}) of PR #{n} "
-        f"on {short(run.head_sha)}, authorized by {auth.describe()}",
-        pr_number=n,
-        source=source,
-        authorization=auth,
-    )
+
+def _changes(
+    check: DriftCheck | None,
+    pr: PullRequest,
+    run: WorkflowRun,
+    log: Callable[[str], None],
+    doing: str,
+) -> tuple[str, ...]:
+    """What ``check`` finds changed since the source run (nothing when there is no check)."""
+    if check is None:
+        return ()
+    log(doing)
+    return tuple(check(pr, run))
+
+
+def _first_ten(items: Sequence[str], separator: str) -> str:
+    """The first ten ``items`` and how many more: a refusal stays one readable line."""
+    more = f" and {len(items) - 10} more" if len(items) > 10 else ""
+    return separator.join(items[:10]) + more
 
 
 def pinned_source(

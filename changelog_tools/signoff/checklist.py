@@ -19,7 +19,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -333,8 +333,27 @@ def match_signoff(template: Checklist, signoff: Checklist, *, author: str | None
     matching costs at most the budget times the template's items, whatever the comment holds.
     """
     budget = item_budget(template)
-    unmatched = list(signoff.items[:budget])
+    found, unmatched = _same_items(template, signoff.items[:budget])
+    missing = [t for t in template.items if t.path not in found]
+    altered, used = _altered_items(missing, unmatched)
+    results = _item_results(template, found, altered, _excusing(template, found, signoff.detail))
+    for s in unmatched:
+        if s.line not in used:
+            results.append(ItemResult(s.path, "obsolete", "", s.text, s.line))
     beyond = signoff.items[budget:]
+    results.extend(ItemResult(s.path, "obsolete", "", s.text, s.line) for s in beyond)
+    signed = signoff.signed
+    problem = _signed_problem(signed, author)
+    notes: list[str] = []
+    if any(r.moved for r in results):
+        notes.append("items are in a different order than the template (informational)")
+    return Match(tuple(results), signed, problem is None, problem, tuple(notes))
+
+
+def _same_items(template: Checklist, items: Sequence[Item]) -> tuple[dict[str, Item], list[Item]]:
+    """The sign-off's item for each template item with the same text (or the template's text
+    as a prefix), nearest in depth then first; and the items left unmatched."""
+    unmatched = list(items)
     found: dict[str, Item] = {}
     for tmpl in template.items:
         candidates = [s for s in unmatched if s.key == tmpl.key] or [
@@ -344,7 +363,14 @@ def match_signoff(template: Checklist, signoff: Checklist, *, author: str | None
             best = min(candidates, key=lambda s: (s.depth != tmpl.depth, s.line))
             found[tmpl.path] = best
             unmatched.remove(best)
-    missing = [t for t in template.items if t.path not in found]
+    return found, unmatched
+
+
+def _altered_items(
+    missing: Sequence[Item], unmatched: Sequence[Item]
+) -> tuple[dict[str, tuple[Item, float]], set[int]]:
+    """Template items found reworded: the most similar pairs first, each item used once; and
+    the lines of the sign-off items so used."""
     pairs = sorted(
         ((similarity(t.key, s.key), t.path, s.line, t, s) for t in missing for s in unmatched),
         key=lambda p: (-p[0], p[1], p[2]),
@@ -358,14 +384,26 @@ def match_signoff(template: Checklist, signoff: Checklist, *, author: str | None
             continue
         altered[path] = (s, score)
         used.add(line)
+    return altered, used
+
+
+def _excusing(template: Checklist, found: Mapping[str, Item], detail: str) -> str | None:
+    """The detail section when it may excuse unchecked items (the reasoning item is checked
+    and the section says something), else None."""
     reasons = _reasons_item(template)
-    reasons_checked = False
-    if reasons is not None and reasons.path in found:
-        reasons_checked = found[reasons.path].checked
-    detail = signoff.detail
-    detail_real = bool(canon(detail).strip("- ")) and canon(detail).strip("- ") != canon(
-        DETAIL_PLACEHOLDER
-    )
+    if reasons is None or reasons.path not in found or not found[reasons.path].checked:
+        return None
+    said = canon(detail).strip("- ")
+    return detail if said and said != canon(DETAIL_PLACEHOLDER) else None
+
+
+def _item_results(
+    template: Checklist,
+    found: Mapping[str, Item],
+    altered: Mapping[str, tuple[Item, float]],
+    excusing: str | None,
+) -> list[ItemResult]:
+    """One result per template item: ok, excused, unchecked, altered or missing."""
     order = [found[t.path].line for t in template.items if t.path in found]
     results: list[ItemResult] = []
     for tmpl in template.items:
@@ -374,39 +412,28 @@ def match_signoff(template: Checklist, signoff: Checklist, *, author: str | None
             moved = order.index(s.line) != sorted(order).index(s.line)
             if s.checked:
                 state = "ok"
-            elif reasons_checked and detail_real and _mentions(detail, tmpl):
+            elif excusing is not None and _mentions(excusing, tmpl):
                 state = "excused"
             else:
                 state = "unchecked"
             results.append(ItemResult(tmpl.path, state, tmpl.text, s.text, s.line, moved=moved))
         elif tmpl.path in altered:
             s, score = altered[tmpl.path]
+            diff = word_diff(s.text, tmpl.text)
             results.append(
-                ItemResult(
-                    tmpl.path,
-                    "altered",
-                    tmpl.text,
-                    s.text,
-                    s.line,
-                    round(score, 2),
-                    word_diff(s.text, tmpl.text),
-                )
+                ItemResult(tmpl.path, "altered", tmpl.text, s.text, s.line, round(score, 2), diff)
             )
         else:
             results.append(ItemResult(tmpl.path, "missing", tmpl.text))
-    for s in unmatched:
-        if s.line not in used:
-            results.append(ItemResult(s.path, "obsolete", "", s.text, s.line))
-    results.extend(ItemResult(s.path, "obsolete", "", s.text, s.line) for s in beyond)
-    signed = signoff.signed
-    problem: str | None = None
+    return results
+
+
+def _signed_problem(signed: str | None, author: str | None) -> str | None:
+    """What is wrong with the `Signed:` line, or None."""
     if signed is None:
-        problem = "no `Signed:` line"
-    elif not login_key(signed) or login_key(signed) == login_key(SIGNED_PLACEHOLDER):
-        problem = "`Signed:` still holds the placeholder"
-    elif author is not None and login_key(signed) != login_key(author):
-        problem = f"`Signed: {signed}` is not the comment's author @{author}"
-    notes: list[str] = []
-    if any(r.moved for r in results):
-        notes.append("items are in a different order than the template (informational)")
-    return Match(tuple(results), signed, problem is None, problem, tuple(notes))
+        return "no `Signed:` line"
+    if not login_key(signed) or login_key(signed) == login_key(SIGNED_PLACEHOLDER):
+        return "`Signed:` still holds the placeholder"
+    if author is not None and login_key(signed) != login_key(author):
+        return f"`Signed: {signed}` is not the comment's author @{author}"
+    return None

@@ -69,7 +69,7 @@ def _body_has_signoff(body: str, header: str) -> bool:
 def _matters(body: str, *, header: str, reuse_command: str) -> bool:
     """``body`` holds a sign-off (as GitHub shows it) or a use of the reuse command: a change to
     it may change the verdict."""
-    from changelog_tools.reuse.gate import command_runs
+    from changelog_tools.reuse.authorization import command_runs
 
     if reuse_command and command_runs(body, reuse_command):
         return True

@@ -13,7 +13,7 @@ through the API at run time; the event only says which PR to look at and whether
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -21,8 +21,10 @@ from typing import Any
 from changelog_tools.config import Config
 from changelog_tools.errors import GitError, GitHubError
 from changelog_tools.github.adapter import MAX_PULL_COMMITS, MAX_PULL_FILES, GitHub
+from changelog_tools.github.records import WorkflowRun
 from changelog_tools.gitrepo import GitRepo
 from changelog_tools.signoff import candidates
+from changelog_tools.signoff.candidates import Candidate
 from changelog_tools.signoff.checks import content, evals, recipe, signers, sweeprun
 from changelog_tools.signoff.coverage import Owners, changed_paths
 from changelog_tools.signoff.events import Skip, comment_skip, pr_from_event, pull_skip
@@ -49,24 +51,14 @@ def evaluate(
     log: Callable[[str], None],
 ) -> Verdict:
     """Every check for the PR's current head, and the verdict they add up to."""
-    from changelog_tools.reuse import gate as reuse
+    from changelog_tools.reuse.authorization import find_authorization
+    from changelog_tools.reuse.inputs import Policy
 
     pr = facts.pr
     head = pr.head_sha
-    details: dict[str, Any] = {
-        "repository": facts.repository,
-        "base-sha": pr.base_sha,
-        "trusted-sha": trusted.sha,
-        "evaluated-at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "status-context": config.signoff_status_context,
-    }
+    details = _run_details(facts, config, trusted, now)
     log(f"reading PR #{pr.number}: files, commits, conversation")
     files, commits = facts.files(), facts.commits()
-    capped = []
-    if len(files) >= MAX_PULL_FILES:
-        capped.append(f"{len(files)} files (GitHub lists at most {MAX_PULL_FILES})")
-    if len(commits) >= MAX_PULL_COMMITS:
-        capped.append(f"{len(commits)} commits (GitHub lists at most {MAX_PULL_COMMITS})")
     remarks = facts.remarks()
     found = find_verdict_comment(remarks, pr=pr.number, bot_login=config.signoff_bot_login)
     details["spoofs"] = [{"id": r.id, "author": r.author, "kind": r.kind} for r in found.spoofs]
@@ -82,7 +74,12 @@ def evaluate(
 
     checks: list[Check] = [signers.fresh(cands, head)]
     owners_check, owners_details = signers.codeowners(
-        owners, trusted, paths, relevant, capped=capped, team_error=team_error
+        owners,
+        trusted,
+        paths,
+        relevant,
+        capped=_capped(len(files), len(commits)),
+        team_error=team_error,
     )
     checks.append(owners_check)
     details.update(owners_details)
@@ -91,8 +88,8 @@ def evaluate(
     )
     checks.append(signers.checklist(relevant, trusted))
 
-    policy = reuse.Policy.from_config(config)
-    auth = reuse.find_authorization(
+    policy = Policy.from_config(config)
+    auth = find_authorization(
         sweeprun.conversation(remarks),
         command=policy.command,
         allowed=policy.allowed_associations,
@@ -100,19 +97,67 @@ def evaluate(
     checks.append(sweeprun.reuse_authorization(policy, auth))
     sweep_check, run = sweeprun.sweep(facts, config, policy, auth, paths)
     checks.append(sweep_check)
+    checks += _content_checks(facts, config, trusted, paths, run, valid, now=now)
 
+    report = ordered(checks)
+    verdict = aggregate(report, any_fresh_signoff=bool(relevant))
+    summary = _summary(verdict, report, [c.author for c in valid], head)
+    views = _signoff_views(cands, valid)
+    return Verdict(verdict, pr.number, head, report, views, summary, details)
+
+
+def _run_details(
+    facts: PullFacts, config: Config, trusted: Trusted, now: datetime
+) -> dict[str, Any]:
+    """What the verdict records about the run itself (the checks add theirs)."""
+    return {
+        "repository": facts.repository,
+        "base-sha": facts.pr.base_sha,
+        "trusted-sha": trusted.sha,
+        "evaluated-at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "status-context": config.signoff_status_context,
+    }
+
+
+def _capped(files: int, commits: int) -> list[str]:
+    """The lists GitHub cut short: the owners check cannot see past them."""
+    capped = []
+    if files >= MAX_PULL_FILES:
+        capped.append(f"{files} files (GitHub lists at most {MAX_PULL_FILES})")
+    if commits >= MAX_PULL_COMMITS:
+        capped.append(f"{commits} commits (GitHub lists at most {MAX_PULL_COMMITS})")
+    return capped
+
+
+def _content_checks(
+    facts: PullFacts,
+    config: Config,
+    trusted: Trusted,
+    paths: Sequence[str],
+    run: WorkflowRun | None,
+    valid: Sequence[Candidate],
+    *,
+    now: datetime,
+) -> list[Check]:
+    """The checks of what the PR's files say: lint, the changelog, the evals, the recipe."""
     try:
         head_tree, base_tree = facts.trees()
     except GitError as exc:
-        checks += content.unreadable(exc.message)
-    else:
-        checks += content.lint(config, head_tree, base_tree, paths, pr=pr.number, today=now.date())
-        change = content.changelog(config, head_tree, base_tree, pr=pr.number)
-        checks.append(change.check)
-        checks.append(evals.evals(facts, config, trusted, run, change.keys))
-        checks.append(recipe.recipe(facts, config, paths, change.keys, valid))
+        return list(content.unreadable(exc.message))
+    pr = facts.pr.number
+    checks = list(content.lint(config, head_tree, base_tree, paths, pr=pr, today=now.date()))
+    change = content.changelog(config, head_tree, base_tree, pr=pr)
+    checks.append(change.check)
+    checks.append(evals.evals(facts, config, trusted, run, change.keys))
+    checks.append(recipe.recipe(facts, config, paths, change.keys, valid))
+    return checks
 
-    signoffs = tuple(
+
+def _signoff_views(
+    cands: Sequence[Candidate], valid: Sequence[Candidate]
+) -> tuple[SignoffView, ...]:
+    """Every sign-off found, as the verdict shows it: counted or not, and why not."""
+    return tuple(
         SignoffView(
             c.remark.id,
             c.remark.kind,
@@ -124,10 +169,6 @@ def evaluate(
         )
         for c in cands
     )
-    report = ordered(checks)
-    verdict = aggregate(report, any_fresh_signoff=bool(relevant))
-    summary = _summary(verdict, report, [c.author for c in valid], head)
-    return Verdict(verdict, pr.number, head, report, signoffs, summary, details)
 
 
 def _summary(verdict: str, checks: tuple[Check, ...], signers: list[str], head: str) -> str:

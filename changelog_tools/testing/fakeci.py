@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from types import TracebackType
+from typing import Self
 
+from changelog_tools.testing.background import Background
 from changelog_tools.testing.fakegithub import FakeGitHub
 
 # check name -> conclusion ("success", "failure", ...; None: still running)
@@ -27,7 +28,7 @@ def all_green(names: tuple[str, ...] = ("check-changelog",)) -> Verdict:
     return lambda _pr, _sha: dict.fromkeys(names, "success")
 
 
-class FakeCI:
+class FakeCI(Background):
     """Reports check runs for new PR heads, every ``interval`` seconds, until stopped."""
 
     def __init__(
@@ -86,7 +87,7 @@ class FakeCI:
         while not self._stop.wait(self.interval):
             self.tick()
 
-    def start(self) -> FakeCI:
+    def start(self) -> Self:
         self._thread = threading.Thread(target=self._loop, daemon=True, name="fake-ci")
         self._thread.start()
         return self
@@ -96,14 +97,3 @@ class FakeCI:
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
-
-    def __enter__(self) -> FakeCI:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from changelog_tools.github.records import Comment
-from changelog_tools.reuse.gate import find_authorization
+from changelog_tools.reuse.authorization import find_authorization
 from changelog_tools.testing.fakeci import OnMerge
 from changelog_tools.testing.fakegithub import FakeGitHub, FakeRun, Request
 

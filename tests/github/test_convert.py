@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from changelog_tools.github.adapter import GitHub
-from changelog_tools.reuse.gate import find_authorization
+from changelog_tools.reuse.authorization import find_authorization
 from changelog_tools.testing.fakegithub import FakeGitHub
 
 # -- hostile and failing GitHub-side situations ------------------------------------------------

@@ -24,14 +24,13 @@ from changelog_tools.github.adapter import (
     WorkflowRun,
     read_step_outputs,
 )
+from changelog_tools.reuse.authorization import command_runs, find_authorization
 from changelog_tools.reuse.gate import (
     OUTPUT_KEYS,
     Decision,
     Event,
     Policy,
-    command_runs,
     decide,
-    find_authorization,
     label_problem,
     render_summary,
 )
@@ -564,6 +563,35 @@ def test_a_drift_finding_refuses_reuse_and_names_the_paths(fake: FakeGitHub, gh:
     assert decision.outputs()["reuse-enabled"] == "false"
     summary = render_summary(decision, PUSH)
     assert "Candidate run (refused)" in summary and "  - `benchmarks/run.sh`" in summary
+
+
+def test_long_drift_and_staleness_findings_name_ten_and_count_the_rest(
+    fake: FakeGitHub, gh: GitHub
+) -> None:
+    merged_pull(fake)
+    authorize(fake)
+    run_id = good_run(fake, "c2")
+    paths = [f"benchmarks/b{i:02}.sh" for i in range(12)]
+
+    def twelve(pr: PullRequest, run: WorkflowRun) -> Sequence[str]:
+        return paths
+
+    def nothing(pr: PullRequest, run: WorkflowRun) -> Sequence[str]:
+        return []
+
+    drifted = decide(PUSH, POLICY, gh, drift_check=twelve, stale_check=twelve)
+    assert drifted.drift == tuple(paths) and drifted.stale == ()  # drift is judged first
+    assert drifted.reason.endswith(
+        ", ".join(paths[:10]) + " and 2 more; no reuse, a full sweep runs"
+    )
+    stale = decide(PUSH, POLICY, gh, drift_check=nothing, stale_check=twelve)
+    assert stale.stale == tuple(paths) and stale.drift == ()
+    assert stale.reason == (
+        f"main changed what the configs run {run_id} swept execute since {sha_of('c2')[:7]}, "
+        "so its results are stale (a new sweep is needed): "
+        + "; ".join(paths[:10])
+        + " and 2 more; no reuse, a full sweep runs"
+    )
 
 
 # -- failures: retried, waited, or fail closed ---------------------------------------------------

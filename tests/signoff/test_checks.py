@@ -25,7 +25,8 @@ from changelog_tools.github.records import (
     WorkflowRun,
 )
 from changelog_tools.lint.tree import MemoryTree
-from changelog_tools.reuse.gate import Policy, find_authorization
+from changelog_tools.reuse.authorization import find_authorization
+from changelog_tools.reuse.inputs import Policy
 from changelog_tools.signoff import candidates
 from changelog_tools.signoff import checklist as cl
 from changelog_tools.signoff.checks import content, evals, recipe, signers, sweeprun

@@ -13,7 +13,8 @@ from changelog_tools.signoff.sweep import JobRules, judge_jobs
 from changelog_tools.signoff.verdict import Check
 
 if TYPE_CHECKING:
-    from changelog_tools.reuse.gate import Authorization, Policy
+    from changelog_tools.reuse.authorization import Authorization
+    from changelog_tools.reuse.inputs import Policy
 
 
 def conversation(remarks: Sequence[Remark]) -> list[Comment]:

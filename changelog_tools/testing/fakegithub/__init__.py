@@ -43,25 +43,17 @@ from changelog_tools.testing.fakegithub.issues import IssueRoutes
 from changelog_tools.testing.fakegithub.people import PeopleRoutes
 from changelog_tools.testing.fakegithub.pulls import PullRoutes
 from changelog_tools.testing.fakegithub.server import _R, _ROUTES, COMMENT_LIMIT, route
+
+# The records a test sets up are all in .state; these are the ones tests import from here.
 from changelog_tools.testing.fakegithub.state import (
     RECORD_ENV,
     Exchange,
-    FakeArtifact,
-    FakeCheckRun,
-    FakeCheckSuite,
-    FakeComment,
     FakeCommit,
     FakeJob,
     FakePull,
-    FakeReview,
-    FakeReviewComment,
     FakeRun,
-    FakeStatus,
-    FakeWorkflow,
     Fault,
     Request,
-    Response,
-    _record,
     fake_sha,
     stamp,
 )
@@ -89,103 +81,8 @@ class FakeGitHub(
             if key in state:
                 options.setdefault(key, state.pop(key))
         fake = cls(**options)
-        fake._continue_after(state)
-        for item in state.pop("pulls", []):
-            item = dict(item)
-            commits = [_record(FakeCommit, c, "commit") for c in item.pop("commits", [])]
-            pull = _record(FakePull, item, "pull")
-            pull.commits = commits
-            fake.pulls[pull.number] = pull
-        for item in state.pop("comments", []):
-            when = fake.now()
-            comment = _record(
-                FakeComment,
-                {"id": fake.next_id(), "created_at": when, "updated_at": when, **item},
-                "comment",
-            )
-            fake.comments[comment.id] = comment
-        for item in state.pop("workflows", []):
-            wf = _record(FakeWorkflow, {"id": fake.next_id(), **item}, "workflow")
-            fake.workflows[wf.file] = wf
-        for item in state.pop("runs", []):
-            item = dict(item)
-            artifacts = [
-                _record(FakeArtifact, {"id": fake.next_id(), **a}, "artifact")
-                for a in item.pop("artifacts", [])
-            ]
-            jobs = [
-                _record(FakeJob, {"id": fake.next_id(), **j}, "job") for j in item.pop("jobs", [])
-            ]
-            if item.get("workflow") not in fake.workflows:
-                fake.add_workflow(str(item.get("workflow")))
-            run = _record(
-                FakeRun,
-                {"id": fake.next_id(), "created_at": fake.now(), **item},
-                "run",
-            )
-            run.artifacts = artifacts
-            run.jobs = jobs
-            fake.runs[run.id] = run
-        for item in state.pop("check_runs", []):
-            fake.check_runs.append(
-                _record(
-                    FakeCheckRun,
-                    {"id": fake.next_id(), "started_at": fake.now(), **item},
-                    "check run",
-                )
-            )
-        for item in state.pop("statuses", []):
-            fake.statuses.append(
-                _record(
-                    FakeStatus, {"id": fake.next_id(), "created_at": fake.now(), **item}, "status"
-                )
-            )
-        fake.commit_pulls.update(state.pop("commit_pulls", {}))
-        fake._more_state(state)
-        if state:
-            raise ValueError(f"unknown state keys: {', '.join(sorted(state))}")
+        fake.load(state)
         return fake
-
-    def _more_state(self, state: dict[str, Any]) -> None:
-        """The sign-off parts of a state file: reviews, review comments, teams, permissions,
-        check suites, other repositories' pull requests, and run jobs and artifact files."""
-        for key in ("teams", "permissions", "foreign_pulls", "jobs"):
-            if not isinstance(state.get(key, {}), dict):
-                raise ValueError(f"{key}: expected an object")
-        for item in state.pop("reviews", []):
-            self.reviews.append(
-                _record(
-                    FakeReview, {"id": self.next_id(), "submitted_at": self.now(), **item}, "review"
-                )
-            )
-        for item in state.pop("review_comments", []):
-            when = self.now()
-            self.review_comments.append(
-                _record(
-                    FakeReviewComment,
-                    {"id": self.next_id(), "created_at": when, "updated_at": when, **item},
-                    "review comment",
-                )
-            )
-        for item in state.pop("check_suites", []):
-            self.check_suites.append(
-                _record(
-                    FakeCheckSuite,
-                    {"id": self.next_id(), "created_at": self.now(), **item},
-                    "check suite",
-                )
-            )
-        for team, members in state.pop("teams", {}).items():
-            self.add_team(team, list(members))
-        for login, permission in state.pop("permissions", {}).items():
-            self.set_permission(login, str(permission))
-        for repo, pulls in state.pop("foreign_pulls", {}).items():
-            for item in pulls:
-                self.add_foreign_pull(repo, **item)
-        for run_id, jobs in state.pop("jobs", {}).items():
-            run = self.runs[int(run_id)]
-            for job in jobs:
-                run.jobs.append(_record(FakeJob, {"id": self.next_id(), **job}, "job"))
 
     def snapshot(self) -> dict[str, Any]:
         """The current state as plain data (pulls, comments, runs, statuses, ...)."""
@@ -265,23 +162,14 @@ __all__ = [
     "EXAMPLES",
     "RECORD_ENV",
     "Exchange",
-    "FakeArtifact",
-    "FakeCheckRun",
-    "FakeCheckSuite",
-    "FakeComment",
     "FakeCommit",
     "FakeGitHub",
     "FakeJob",
     "FakePull",
-    "FakeReview",
-    "FakeReviewComment",
     "FakeRun",
-    "FakeStatus",
-    "FakeWorkflow",
     "Fault",
     "GitOrigin",
     "Request",
-    "Response",
     "fake_sha",
     "iter_routes",
     "main",

@@ -58,46 +58,49 @@ class FakePull:
     merge_request: dict[str, Any] | None = None  # the body of the merge call that succeeded
 
 
+@dataclass(kw_only=True)
+class Authored:
+    """Who wrote a body and who last edited it, when: what comments, reviews and review
+    comments all show."""
+
+    login: str | None = "alice"  # None: a deleted account (GitHub shows a null user)
+    association: str = "MEMBER"
+    editor: str | None = None  # who last edited the body (GraphQL `editor`); None: never
+    last_edited_at: str | None = None
+    # every edit's editor (None: a deleted account), oldest first
+    edits: list[str | None] = field(default_factory=list)
+
+    def edited(self, editor: str | None, when: str) -> None:
+        """Record an edit by ``editor`` at ``when``."""
+        self.editor = editor
+        self.last_edited_at = when
+        self.edits.append(editor)
+
+
 @dataclass
-class FakeComment:
+class FakeComment(Authored):
     id: int
     issue: int
     body: str
-    login: str | None = "alice"  # None: a deleted account (GitHub shows a null user)
-    association: str = "MEMBER"
     created_at: str = ""
     updated_at: str = ""
-    editor: str | None = None  # who last edited the body (GraphQL `editor`); None: never
-    last_edited_at: str | None = None
-    edits: list[str | None] = field(
-        default_factory=list
-    )  # every edit's editor (None: a deleted account), oldest first
 
 
 @dataclass
-class FakeReview:
+class FakeReview(Authored):
     id: int
     pull: int
-    login: str | None = "alice"  # None: a deleted account (GitHub shows a null user)
-    association: str = "MEMBER"
     state: str = "COMMENTED"
     body: str = ""
     commit_id: str = ""
     submitted_at: str = ""
-    editor: str | None = None  # who last edited the body (GraphQL `editor`); None: never
-    last_edited_at: str | None = None
-    edits: list[str | None] = field(
-        default_factory=list
-    )  # every edit's editor (None: a deleted account), oldest first
 
 
 @dataclass
-class FakeReviewComment:
+class FakeReviewComment(Authored):
     id: int
     pull: int
     body: str
-    login: str | None = "alice"  # None: a deleted account (GitHub shows a null user)
-    association: str = "MEMBER"
     path: str = ""
     line: int | None = None
     commit_id: str = ""
@@ -105,11 +108,6 @@ class FakeReviewComment:
     created_at: str = ""
     updated_at: str = ""
     original_commit_id: str = ""  # where it was written (default: commit_id); commit_id moves
-    editor: str | None = None  # who last edited the body (GraphQL `editor`); None: never
-    last_edited_at: str | None = None
-    edits: list[str | None] = field(
-        default_factory=list
-    )  # every edit's editor (None: a deleted account), oldest first
 
 
 @dataclass
