@@ -151,3 +151,13 @@ def emit_outcome(outcome: Any, render: Callable[[Any], str], output_format: str)
 
         click.echo(no_commands(visible(render(outcome))), nl=False)
     return int(ExitCode.OK)
+
+
+def check_repository(repository: str | None) -> None:
+    """Refuse a ``--repo`` that is not OWNER/NAME (the canonical link is built from it)."""
+    import re
+
+    from changelog_tools.errors import UsageError
+
+    if repository is not None and not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repository):
+        raise UsageError(f"--repo must be OWNER/NAME, not {repository!r}")
