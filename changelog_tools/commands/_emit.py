@@ -36,10 +36,12 @@ class EditOutcome:
     stdout_is_payload: bool = False
 
 
-def refused(report: dx.Report, diagnostics: tuple[dx.Diagnostic, ...]) -> EditOutcome:
+def refused(
+    report: dx.Report, diagnostics: tuple[dx.Diagnostic, ...], *, stdout_is_payload: bool = False
+) -> EditOutcome:
     """The outcome of a refused edit: the refusal's diagnostics, nothing else."""
     report.extend(diagnostics)
-    return EditOutcome(report)
+    return EditOutcome(report, stdout_is_payload=stdout_is_payload)
 
 
 def emit_edit(outcome: EditOutcome, output_format: str) -> int:

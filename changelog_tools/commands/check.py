@@ -112,8 +112,25 @@ def check(
       changelog-tools check --base-file old.yaml --head-file perf-changelog.yaml --pr 12
       changelog-tools check --base-ref v1 --head-ref v2 --no-config-keys --format json
     """
-    from changelog_tools.errors import UsageError
     from changelog_tools.ledger.check import Request, run_check
+
+    request = Request(mode=_mode(main_mode, local_mode, pr), pr=pr, base_ref=base_ref,
+                      head_ref=head_ref, base_file=base_file, head_file=head_file,
+                      changelog=changelog, master_configs=master_configs,
+                      base_master_configs=base_master_configs, config_keys=not no_config_keys,
+                      strict=strict)  # fmt: skip
+    result = run_check(request, config, env=os.environ, progress=_progress)
+    result.report.data["modifiers"] = {"all-evals": all_evals, "evals-only": evals_only}
+    return emit(result.report, output_format)
+
+
+def _progress(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _mode(main_mode: bool, local_mode: bool, pr: int | None) -> str | None:
+    """The mode the flags name (None: read it from GitHub Actions, else local)."""
+    from changelog_tools.errors import UsageError
 
     if main_mode and local_mode:
         raise UsageError("--main and --local are mutually exclusive")
@@ -122,21 +139,4 @@ def check(
     # must link pull N. Only local mode takes no number.
     if pr is not None and mode == "local":
         raise UsageError("--pr cannot be combined with --local")
-    request = Request(
-        mode=mode,
-        pr=pr,
-        base_ref=base_ref,
-        head_ref=head_ref,
-        base_file=base_file,
-        head_file=head_file,
-        changelog=changelog,
-        master_configs=master_configs,
-        base_master_configs=base_master_configs,
-        config_keys=not no_config_keys,
-        strict=strict,
-    )
-    result = run_check(
-        request, config, env=os.environ, progress=lambda msg: click.echo(msg, err=True)
-    )
-    result.report.data["modifiers"] = {"all-evals": all_evals, "evals-only": evals_only}
-    return emit(result.report, output_format)
+    return mode

@@ -99,12 +99,9 @@ def resolve(
       changelog-tools resolve --pr-side ours
       changelog-tools resolve --base-file b.yaml --pr-file p.yaml --main-file m.yaml -o -
     """
-    import dataclasses
-
     from changelog_tools.fsutil import write_target
     from changelog_tools.ledger.canonicalize import effective_config
     from changelog_tools.ledger.guard import Refusal
-    from changelog_tools.ledger.resolvefrom import from_files, from_index
 
     files = (base_file, pr_file, main_file)
     to_stdout = output == "-"
@@ -113,21 +110,12 @@ def resolve(
         write_target(Path(output))  # a FIFO or device is refused before any work
     cfg = effective_config(config, repository)
     try:
-        if any(f is not None for f in files):
-            base, ours, main = _file_mode(files, output, pr_side, stage)
-            shown = str(path) if path is not None else cfg.changelog
-            resolved = from_files(base, ours, main, config=cfg, shown=shown, pr=pr,
-                                  fix_near_misses=fix_near_misses)  # fmt: skip
-        else:
-            resolved = from_index(Path.cwd(), path or cfg.changelog_path, config=cfg, pr=pr,
-                                  given=pr_side, write=output is None,
-                                  add=stage and output is None,
-                                  fix_near_misses=fix_near_misses)  # fmt: skip
-            assert resolved.sides is not None
-            click.echo(dx.no_commands(f"{resolved.shown}: {resolved.sides.describe()}"), err=True)
+        resolved = _resolve(path, files, cfg, pr=pr, pr_side=pr_side, output=output,
+                            stage=stage, fix_near_misses=fix_near_misses)  # fmt: skip
     except Refusal as refusal:
-        outcome = refused(dx.Report(command="resolve"), refusal.diagnostics)
-        return emit_edit(dataclasses.replace(outcome, stdout_is_payload=to_stdout), output_format)
+        report = dx.Report(command="resolve")
+        return emit_edit(refused(report, refusal.diagnostics, stdout_is_payload=to_stdout),
+                         output_format)  # fmt: skip
     if output is not None and not to_stdout:
         _write(Path(output), resolved.resolution.data)
     emit_edit(_outcome(resolved, "stdout" if to_stdout else (output or resolved.shown),
@@ -137,6 +125,33 @@ def resolve(
     elif stage and resolved.sides is not None:  # index mode
         click.echo(f"{resolved.shown}: staged (git add)", err=True)
     return 0
+
+
+def _resolve(
+    path: Path | None,
+    files: tuple[Path | None, Path | None, Path | None],
+    config: Config,
+    *,
+    pr: int | None,
+    pr_side: str | None,
+    output: str | None,
+    stage: bool,
+    fix_near_misses: bool,
+) -> Resolved:
+    """Resolve from the three files when any is given, else from git's index."""
+    from changelog_tools.ledger.resolvefrom import from_files, from_index
+
+    if any(f is not None for f in files):
+        base, ours, main = _file_mode(files, output, pr_side, stage)
+        shown = str(path) if path is not None else config.changelog
+        return from_files(base, ours, main, config=config, shown=shown, pr=pr,
+                          fix_near_misses=fix_near_misses)  # fmt: skip
+    resolved = from_index(Path.cwd(), path or config.changelog_path, config=config, pr=pr,
+                          given=pr_side, write=output is None, add=stage and output is None,
+                          fix_near_misses=fix_near_misses)  # fmt: skip
+    assert resolved.sides is not None
+    click.echo(dx.no_commands(f"{resolved.shown}: {resolved.sides.describe()}"), err=True)
+    return resolved
 
 
 def _check_flags(
