@@ -18,6 +18,31 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+# A file argument the command reads (or rewrites) itself: click neither opens nor checks it, so a
+# missing or unreadable file gets the tool's own one-line error.
+FILE = click.Path(dir_okay=False, readable=False, path_type=Path)
+
+path_argument = click.argument("path", required=False, type=FILE)
+"""``PATH``: the changelog to work on (default: the configured one)."""
+
+repo_option = click.option(
+    "--repo",
+    "repository",
+    metavar="OWNER/NAME",
+    help="Repository of the canonical link (default: the `repository` option).",
+)
+"""``--repo OWNER/NAME`` of the commands that write canonical links (see :func:`check_repository`)."""
+
+
+def base_options(func: F) -> F:
+    """``--base-ref REF`` and ``--base-file PATH``: what a change to the changelog is against."""
+    func = click.option("--base-file", type=FILE, metavar="PATH",
+                        help="Read the base version from a file instead of git.")(func)  # fmt: skip
+    return click.option("--base-ref", metavar="REF",
+                        help="What the change is against (default: merge-base of HEAD and the "
+                        "main branch).")(func)  # fmt: skip
+
+
 def config_option(func: F) -> F:
     """Add ``--config PATH``; the command receives the loaded :class:`Config` as ``config``."""
 

@@ -5,12 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from changelog_tools import diagnostics as dx
-from changelog_tools.commands._common import PR_NUMBER, config_option, format_option
+from changelog_tools.commands._common import (
+    PR_NUMBER,
+    base_options,
+    config_option,
+    format_option,
+    path_argument,
+    repo_option,
+)
 from changelog_tools.commands._emit import EditOutcome, emit_edit, refused
 from changelog_tools.config import Config
 
@@ -19,19 +26,12 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@click.argument(
-    "path", required=False, type=click.Path(dir_okay=False, readable=False, path_type=Path)
-)
+@path_argument
 @click.option("--pr", "--pr-number", "pr", type=PR_NUMBER,
               metavar="N", help="The pull request whose link replaces the placeholders "
               "(required, except with --fix-placement).")  # fmt: skip
-@click.option("--base-ref", metavar="REF",
-              help="What the change is against (default: merge-base of HEAD and the main "
-              "branch).")  # fmt: skip
-@click.option("--base-file", type=click.Path(dir_okay=False, readable=False, path_type=Path), metavar="PATH",
-              help="Read the base version from a file instead of git.")  # fmt: skip
-@click.option("--repo", "repository", metavar="OWNER/NAME",
-              help="Repository of the canonical link (default: the `repository` option).")  # fmt: skip
+@base_options
+@repo_option
 @click.option("--changelog-file", "changelog", metavar="PATH",
               help="Same as PATH (the reference tool's spelling).")  # fmt: skip
 @click.option("--fix-near-misses", is_flag=True,
@@ -123,6 +123,17 @@ class _Request:
     check_only: bool
     config: Config
 
+    def file_options(self) -> dict[str, Any]:
+        """The keyword arguments both modes' file functions take alike."""
+        return {
+            "config": self.config,
+            "base_ref": self.base_ref,
+            "base_file": self.base_file,
+            "fix_near_misses": self.fix_near_misses,
+            "write": not self.check_only,
+            "display": self.shown,
+        }
+
 
 def _canonicalize(request: _Request) -> EditOutcome:
     """Fill in the placeholder pr-links of the entries the change appended."""
@@ -133,16 +144,7 @@ def _canonicalize(request: _Request) -> EditOutcome:
     pr = request.pr
     assert pr is not None  # required without --fix-placement
     try:
-        outcome = canonicalize_file(
-            request.target,
-            pr=pr,
-            config=request.config,
-            base_ref=request.base_ref,
-            base_file=request.base_file,
-            fix_near_misses=request.fix_near_misses,
-            write=not request.check_only,
-            display=request.shown,
-        )
+        outcome = canonicalize_file(request.target, pr=pr, **request.file_options())
     except Refusal as refusal:
         return refused(report, refusal.diagnostics)
     result, shown = outcome.result, outcome.display
@@ -176,17 +178,9 @@ def _place(request: _Request) -> EditOutcome:
     from changelog_tools.ledger.placement import fix_placement_file
 
     report = dx.Report(command="canonicalize")
+    pr = request.pr
     try:
-        outcome, canon = fix_placement_file(
-            request.target,
-            config=request.config,
-            base_ref=request.base_ref,
-            base_file=request.base_file,
-            pr=request.pr,
-            fix_near_misses=request.fix_near_misses,
-            write=not request.check_only,
-            display=request.shown,
-        )
+        outcome, canon = fix_placement_file(request.target, pr=pr, **request.file_options())
     except Refusal as refusal:
         return refused(report, refusal.diagnostics)
     shown, result = outcome.display, outcome.result
@@ -196,7 +190,7 @@ def _place(request: _Request) -> EditOutcome:
         {
             "file": shown,
             "base": outcome.base_label,
-            "pr": request.pr,
+            "pr": pr,
             "moved": [m.as_json() for m in result.moves],
             "substitutions": [s.as_json() for s in substitutions],
             "written": outcome.written,

@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING
 import click
 
 from changelog_tools import diagnostics as dx
-from changelog_tools.commands._common import PR_NUMBER, config_option, format_option
+from changelog_tools.commands._common import (
+    PR_NUMBER,
+    base_options,
+    config_option,
+    format_option,
+    path_argument,
+)
 from changelog_tools.commands._emit import EditOutcome, emit_edit, refused
 from changelog_tools.config import Config
 
@@ -18,14 +24,8 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@click.argument(
-    "path", required=False, type=click.Path(dir_okay=False, readable=False, path_type=Path)
-)
-@click.option("--base-ref", metavar="REF",
-              help="What the change is against (default: merge-base of HEAD and the main "
-              "branch).")  # fmt: skip
-@click.option("--base-file", type=click.Path(dir_okay=False, readable=False, path_type=Path), metavar="PATH",
-              help="Read the base version from a file instead of git.")  # fmt: skip
+@path_argument
+@base_options
 @click.option("--pr", "--pr-number", "pr", type=PR_NUMBER, metavar="N",
               help="This pull request's number: a near-miss pr-link with no usable number "
               "becomes its canonical link (without it, the placeholder).")  # fmt: skip

@@ -9,10 +9,13 @@ import click
 
 from changelog_tools import diagnostics as dx
 from changelog_tools.commands._common import (
+    FILE,
     PR_NUMBER,
     check_repository,
     config_option,
     format_option,
+    path_argument,
+    repo_option,
 )
 from changelog_tools.commands._emit import EditOutcome, emit_edit, refused
 from changelog_tools.config import Config
@@ -23,24 +26,21 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@click.argument(
-    "path", required=False, type=click.Path(dir_okay=False, readable=False, path_type=Path)
-)
+@path_argument
 @click.option("--pr", "--pr-number", "pr", type=PR_NUMBER, metavar="N",
               help="Replace placeholder pr-links of the PR's entries with PR N's link (and "
               "check the result in main mode).")  # fmt: skip
 @click.option("--fix-near-misses", is_flag=True,
               help="With --pr, also replace near-miss placeholders (TBD, xxxx, ...), reporting "
               "each one.")  # fmt: skip
-@click.option("--repo", "repository", metavar="OWNER/NAME",
-              help="Repository of the canonical link (default: the `repository` option).")  # fmt: skip
+@repo_option
 @click.option("--pr-side", type=click.Choice(["ours", "theirs"]),
               help="Which git side is the pull request (default: detected; see below).")  # fmt: skip
-@click.option("--base-file", type=click.Path(dir_okay=False, readable=False, path_type=Path), metavar="PATH",
+@click.option("--base-file", type=FILE, metavar="PATH",
               help="File mode: the merge-base version (empty file: none).")  # fmt: skip
-@click.option("--pr-file", type=click.Path(dir_okay=False, readable=False, path_type=Path), metavar="PATH",
+@click.option("--pr-file", type=FILE, metavar="PATH",
               help="File mode: the pull request's version.")  # fmt: skip
-@click.option("--main-file", type=click.Path(dir_okay=False, readable=False, path_type=Path), metavar="PATH",
+@click.option("--main-file", type=FILE, metavar="PATH",
               help="File mode: main's version.")  # fmt: skip
 @click.option("-o", "--output", metavar="PATH|-",
               help="Where to write the result; `-` for stdout (default in index mode: the "
