@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
@@ -23,6 +23,8 @@ from changelog_tools.config import Config
 
 if TYPE_CHECKING:
     from changelog_tools.ledger.canonicalize import Substitution
+
+T = TypeVar("T")
 
 
 @click.command()
@@ -123,17 +125,6 @@ class _Request:
     check_only: bool
     config: Config
 
-    def file_options(self) -> dict[str, Any]:
-        """The keyword arguments both modes' file functions take alike."""
-        return {
-            "config": self.config,
-            "base_ref": self.base_ref,
-            "base_file": self.base_file,
-            "fix_near_misses": self.fix_near_misses,
-            "write": not self.check_only,
-            "display": self.shown,
-        }
-
 
 def _canonicalize(request: _Request) -> EditOutcome:
     """Fill in the placeholder pr-links of the entries the change appended."""
@@ -144,7 +135,7 @@ def _canonicalize(request: _Request) -> EditOutcome:
     pr = request.pr
     assert pr is not None  # required without --fix-placement
     try:
-        outcome = canonicalize_file(request.target, pr=pr, **request.file_options())
+        outcome = _on_file(canonicalize_file, request)
     except Refusal as refusal:
         return refused(report, refusal.diagnostics)
     result, shown = outcome.result, outcome.display
@@ -180,7 +171,7 @@ def _place(request: _Request) -> EditOutcome:
     report = dx.Report(command="canonicalize")
     pr = request.pr
     try:
-        outcome, canon = fix_placement_file(request.target, pr=pr, **request.file_options())
+        outcome, canon = _on_file(fix_placement_file, request)
     except Refusal as refusal:
         return refused(report, refusal.diagnostics)
     shown, result = outcome.display, outcome.result
@@ -214,6 +205,13 @@ def _place(request: _Request) -> EditOutcome:
         done=f"moved {moved} to the end",
         account=account + _substitutions(shown, substitutions),
     )
+
+
+def _on_file(edit: Callable[..., T], request: _Request) -> T:
+    """Run ``edit`` (either mode's file function: they take the same arguments) on the file."""
+    return edit(request.target, pr=request.pr, config=request.config, base_ref=request.base_ref,
+                base_file=request.base_file, fix_near_misses=request.fix_near_misses,
+                write=not request.check_only, display=request.shown)  # fmt: skip
 
 
 def _substitutions(shown: str, substitutions: Iterable[Substitution]) -> str:
