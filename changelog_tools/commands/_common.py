@@ -76,11 +76,12 @@ def format_option(func: F) -> F:
     )(func)
 
 
-def emit(report: dx.Report, output_format: str) -> int:
-    """Print ``report`` on stdout in ``output_format``; return the exit code it implies."""
+def emit(report: dx.Report, output_format: str, *, err: bool = False) -> int:
+    """Print ``report`` on stdout (stderr with ``err``) in ``output_format``; return the exit
+    code it implies."""
     from changelog_tools import diagnostics as dx
 
-    click.echo(dx.RENDERERS[output_format](report), nl=False)
+    click.echo(dx.RENDERERS[output_format](report), nl=False, err=err)
     return int(ExitCode.OK if report.ok else ExitCode.INVALID)
 
 
@@ -176,6 +177,11 @@ def emit_outcome(outcome: Any, render: Callable[[Any], str], output_format: str)
 
         click.echo(no_commands(visible(render(outcome))), nl=False)
     return int(ExitCode.OK)
+
+
+def pr_option(help_text: str) -> Callable[[F], F]:
+    """``--pr N`` (also ``--pr-number``, the reference tool's spelling) as ``pr``."""
+    return click.option("--pr", "--pr-number", "pr", type=PR_NUMBER, metavar="N", help=help_text)
 
 
 def check_repository(repository: str | None) -> None:

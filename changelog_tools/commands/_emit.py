@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import click
 
 from changelog_tools import diagnostics as dx
+from changelog_tools.commands._common import emit
 from changelog_tools.errors import ExitCode
 
 
@@ -54,8 +55,7 @@ def emit_edit(outcome: EditOutcome, output_format: str) -> int:
         click.echo(note, err=True)
     if text and outcome.preview is not None:
         click.echo(outcome.preview, nl=False, err=aside)
+        code = int(ExitCode.OK if outcome.report.ok else ExitCode.INVALID)
     else:
-        click.echo(dx.RENDERERS[output_format](outcome.report), nl=False, err=text and aside)
-    if outcome.exit_code is not None:
-        return outcome.exit_code
-    return int(ExitCode.OK if outcome.report.ok else ExitCode.INVALID)
+        code = emit(outcome.report, output_format, err=text and aside)
+    return code if outcome.exit_code is None else outcome.exit_code

@@ -11,11 +11,11 @@ import click
 
 from changelog_tools import diagnostics as dx
 from changelog_tools.commands._common import (
-    PR_NUMBER,
     base_options,
     config_option,
     format_option,
     path_argument,
+    pr_option,
     repo_option,
 )
 from changelog_tools.commands._emit import EditOutcome, emit_edit, refused
@@ -29,9 +29,8 @@ T = TypeVar("T")
 
 @click.command()
 @path_argument
-@click.option("--pr", "--pr-number", "pr", type=PR_NUMBER,
-              metavar="N", help="The pull request whose link replaces the placeholders "
-              "(required, except with --fix-placement).")  # fmt: skip
+@pr_option("The pull request whose link replaces the placeholders "
+           "(required, except with --fix-placement).")  # fmt: skip
 @base_options
 @repo_option
 @click.option("--changelog-file", "changelog", metavar="PATH",

@@ -6,7 +6,12 @@ import os
 
 import click
 
-from changelog_tools.commands._common import PR_NUMBER, config_option, emit, format_option
+from changelog_tools.commands._common import (
+    config_option,
+    emit,
+    format_option,
+    pr_option,
+)
 from changelog_tools.config import Config
 
 
@@ -17,9 +22,8 @@ from changelog_tools.config import Config
               "or the pull request's head commit in GitHub Actions).")  # fmt: skip
 @click.option("--base-file", metavar="PATH", help="File mode: the base changelog file.")
 @click.option("--head-file", metavar="PATH", help="File mode: the head changelog file.")
-@click.option("--pr", "--pr-number", "pr", type=PR_NUMBER, metavar="N",
-              help="Pull-request mode: new entries link to pull request N or a placeholder "
-              "(with --main: the commit lands PR N, so its links must be pull N's).")  # fmt: skip
+@pr_option("Pull-request mode: new entries link to pull request N or a placeholder "
+           "(with --main: the commit lands PR N, so its links must be pull N's).")  # fmt: skip
 @click.option("--main", "main_mode", is_flag=True,
               help="Main-branch mode: new entries need canonical pr-links.")  # fmt: skip
 @click.option("--local", "local_mode", is_flag=True,

@@ -10,11 +10,11 @@ import click
 
 from changelog_tools import diagnostics as dx
 from changelog_tools.commands._common import (
-    PR_NUMBER,
     base_options,
     config_option,
     format_option,
     path_argument,
+    pr_option,
 )
 from changelog_tools.commands._emit import EditOutcome, emit_edit, refused
 from changelog_tools.config import Config
@@ -26,9 +26,8 @@ if TYPE_CHECKING:
 @click.command()
 @path_argument
 @base_options
-@click.option("--pr", "--pr-number", "pr", type=PR_NUMBER, metavar="N",
-              help="This pull request's number: a near-miss pr-link with no usable number "
-              "becomes its canonical link (without it, the placeholder).")  # fmt: skip
+@pr_option("This pull request's number: a near-miss pr-link with no usable number "
+           "becomes its canonical link (without it, the placeholder).")  # fmt: skip
 @click.option("--dry-run", is_flag=True,
               help="Write nothing: print what would change; exit 1 when something would.")  # fmt: skip
 @click.option("--diff", "show_diff", is_flag=True,

@@ -10,11 +10,11 @@ import click
 from changelog_tools import diagnostics as dx
 from changelog_tools.commands._common import (
     FILE,
-    PR_NUMBER,
     check_repository,
     config_option,
     format_option,
     path_argument,
+    pr_option,
     repo_option,
 )
 from changelog_tools.commands._emit import EditOutcome, emit_edit, refused
@@ -27,9 +27,8 @@ if TYPE_CHECKING:
 
 @click.command()
 @path_argument
-@click.option("--pr", "--pr-number", "pr", type=PR_NUMBER, metavar="N",
-              help="Replace placeholder pr-links of the PR's entries with PR N's link (and "
-              "check the result in main mode).")  # fmt: skip
+@pr_option("Replace placeholder pr-links of the PR's entries with PR N's link (and "
+           "check the result in main mode).")  # fmt: skip
 @click.option("--fix-near-misses", is_flag=True,
               help="With --pr, also replace near-miss placeholders (TBD, xxxx, ...), reporting "
               "each one.")  # fmt: skip
