@@ -106,8 +106,9 @@ def canonicalize(
     if not fix_placement and pr is None:
         raise UsageError("--pr N is required (the pull request whose link replaces the "
                          "placeholders), except with --fix-placement")  # fmt: skip
-    request = _Request(target, display_path(target, config), pr, base_ref, base_file,
-                       fix_near_misses, check_only, effective_config(config, repository))  # fmt: skip
+    request = _Request(target=target, shown=display_path(target, config), pr=pr,
+                       base_ref=base_ref, base_file=base_file, fix_near_misses=fix_near_misses,
+                       check_only=check_only, config=effective_config(config, repository))  # fmt: skip
     return emit_edit(_place(request) if fix_placement else _canonicalize(request), output_format)
 
 
@@ -141,11 +142,12 @@ def _canonicalize(request: _Request) -> EditOutcome:
     report.extend(result.warnings)
     report.data.update({"file": shown, "base": outcome.base_label, "pr": pr, **result.as_json()})
     report.data["written"] = outcome.written
-    if result.appended:
-        what = (f"all {result.appended} appended entr{'y links' if result.appended == 1 else 'ies link'} "
-                f"to #{pr} already")  # fmt: skip
-    else:
-        what = f"no entries appended since {outcome.base_label}"
+    links = "y links" if result.appended == 1 else "ies link"
+    what = (
+        f"all {result.appended} appended entr{links} to #{pr} already"
+        if result.appended
+        else f"no entries appended since {outcome.base_label}"
+    )
     n = len(result.substitutions)
     return _edited(
         report,

@@ -117,13 +117,13 @@ def resolve(
                          output_format)  # fmt: skip
     if output is not None and not to_stdout:
         _write(Path(output), resolved.resolution.data)
-    emit_edit(_outcome(resolved, "stdout" if to_stdout else (output or resolved.shown),
-                       to_stdout=to_stdout), output_format)  # fmt: skip
+    written = "stdout" if to_stdout else (output or resolved.shown)
+    code = emit_edit(_outcome(resolved, written, to_stdout=to_stdout), output_format)
     if to_stdout:
         click.echo(resolved.resolution.data, nl=False)
     elif stage and resolved.sides is not None:  # index mode
         click.echo(f"{resolved.shown}: staged (git add)", err=True)
-    return 0
+    return code
 
 
 def _resolve(
