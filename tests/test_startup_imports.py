@@ -70,8 +70,15 @@ def present(modules: set[str], *names: str) -> list[str]:
 
 
 def other_commands(modules: set[str], *own: str) -> list[str]:
-    mine = {f"changelog_tools.commands.{name}" for name in own}
-    return sorted(m for m in modules if m.startswith("changelog_tools.commands.") and m not in mine)
+    """Command modules loaded besides ``own``; the shared helpers (``_common``, ``_emit``: a
+    leading underscore) are no command."""
+    prefix = "changelog_tools.commands."
+    mine = {f"{prefix}{name}" for name in own}
+    return sorted(
+        m
+        for m in modules
+        if m.startswith(prefix) and m not in mine and not m[len(prefix) :].startswith("_")
+    )
 
 
 @pytest.fixture

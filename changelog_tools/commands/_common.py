@@ -18,6 +18,31 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+# A file argument the command reads (or rewrites) itself: click neither opens nor checks it, so a
+# missing or unreadable file gets the tool's own one-line error.
+FILE = click.Path(dir_okay=False, readable=False, path_type=Path)
+
+path_argument = click.argument("path", required=False, type=FILE)
+"""``PATH``: the changelog to work on (default: the configured one)."""
+
+repo_option = click.option(
+    "--repo",
+    "repository",
+    metavar="OWNER/NAME",
+    help="Repository of the canonical link (default: the `repository` option).",
+)
+"""``--repo OWNER/NAME`` of the commands that write canonical links (see :func:`check_repository`)."""
+
+
+def base_options(func: F) -> F:
+    """``--base-ref REF`` and ``--base-file PATH``: what a change to the changelog is against."""
+    func = click.option("--base-file", type=FILE, metavar="PATH",
+                        help="Read the base version from a file instead of git.")(func)  # fmt: skip
+    return click.option("--base-ref", metavar="REF",
+                        help="What the change is against (default: merge-base of HEAD and the "
+                        "main branch).")(func)  # fmt: skip
+
+
 def config_option(func: F) -> F:
     """Add ``--config PATH``; the command receives the loaded :class:`Config` as ``config``."""
 
@@ -51,11 +76,12 @@ def format_option(func: F) -> F:
     )(func)
 
 
-def emit(report: dx.Report, output_format: str) -> int:
-    """Print ``report`` on stdout in ``output_format``; return the exit code it implies."""
+def emit(report: dx.Report, output_format: str, *, err: bool = False) -> int:
+    """Print ``report`` on stdout (stderr with ``err``) in ``output_format``; return the exit
+    code it implies."""
     from changelog_tools import diagnostics as dx
 
-    click.echo(dx.RENDERERS[output_format](report), nl=False)
+    click.echo(dx.RENDERERS[output_format](report), nl=False, err=err)
     return int(ExitCode.OK if report.ok else ExitCode.INVALID)
 
 
@@ -151,3 +177,18 @@ def emit_outcome(outcome: Any, render: Callable[[Any], str], output_format: str)
 
         click.echo(no_commands(visible(render(outcome))), nl=False)
     return int(ExitCode.OK)
+
+
+def pr_option(help_text: str) -> Callable[[F], F]:
+    """``--pr N`` (also ``--pr-number``, the reference tool's spelling) as ``pr``."""
+    return click.option("--pr", "--pr-number", "pr", type=PR_NUMBER, metavar="N", help=help_text)
+
+
+def check_repository(repository: str | None) -> None:
+    """Refuse a ``--repo`` that is not OWNER/NAME (the canonical link is built from it)."""
+    import re
+
+    from changelog_tools.errors import UsageError
+
+    if repository is not None and not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repository):
+        raise UsageError(f"--repo must be OWNER/NAME, not {repository!r}")

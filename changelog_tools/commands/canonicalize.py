@@ -2,28 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from changelog_tools.commands._common import PR_NUMBER, config_option, emit, format_option
+from changelog_tools import diagnostics as dx
+from changelog_tools.commands._common import (
+    base_options,
+    config_option,
+    format_option,
+    path_argument,
+    pr_option,
+    repo_option,
+)
+from changelog_tools.commands._emit import EditOutcome, emit_edit, refused
 from changelog_tools.config import Config
+
+if TYPE_CHECKING:
+    from changelog_tools.ledger.canonicalize import Substitution
+
+T = TypeVar("T")
 
 
 @click.command()
-@click.argument(
-    "path", required=False, type=click.Path(dir_okay=False, readable=False, path_type=Path)
-)
-@click.option("--pr", "--pr-number", "pr", type=PR_NUMBER,
-              metavar="N", help="The pull request whose link replaces the placeholders "
-              "(required, except with --fix-placement).")  # fmt: skip
-@click.option("--base-ref", metavar="REF",
-              help="What the change is against (default: merge-base of HEAD and the main "
-              "branch).")  # fmt: skip
-@click.option("--base-file", type=click.Path(dir_okay=False, readable=False, path_type=Path), metavar="PATH",
-              help="Read the base version from a file instead of git.")  # fmt: skip
-@click.option("--repo", "repository", metavar="OWNER/NAME",
-              help="Repository of the canonical link (default: the `repository` option).")  # fmt: skip
+@path_argument
+@pr_option("The pull request whose link replaces the placeholders "
+           "(required, except with --fix-placement).")  # fmt: skip
+@base_options
+@repo_option
 @click.option("--changelog-file", "changelog", metavar="PATH",
               help="Same as PATH (the reference tool's spelling).")  # fmt: skip
 @click.option("--fix-near-misses", is_flag=True,
@@ -84,112 +93,90 @@ def canonicalize(
       changelog-tools canonicalize --pr 7 --base-file base.yaml --repo acme/bench changelog.yaml
       changelog-tools canonicalize --fix-placement
     """
-    import re
-
-    from changelog_tools import diagnostics as dx
-    from changelog_tools.commands._common import display_path
+    from changelog_tools.commands._common import check_repository, display_path
     from changelog_tools.errors import UsageError
-    from changelog_tools.ledger import canonicalize as core
-    from changelog_tools.ledger.guard import Refusal
+    from changelog_tools.ledger.canonicalize import effective_config
 
-    if repository is not None and not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repository):
-        raise UsageError(f"--repo must be OWNER/NAME, not {repository!r}")
+    check_repository(repository)
     if base_ref is not None and base_file is not None:
         raise UsageError("--base-ref and --base-file are mutually exclusive")
     if path is not None and changelog is not None:
         raise UsageError("give the changelog either as PATH or as --changelog-file, not both")
     target = path or (Path(changelog) if changelog else config.changelog_path)
-    cfg = core.effective_config(config, repository)
-    report = dx.Report(command="canonicalize")
-    if fix_placement:
-        return _fix_placement(target, pr, base_ref, base_file, fix_near_misses, check_only,
-                              output_format, cfg, config, report)  # fmt: skip
-    if pr is None:
+    if not fix_placement and pr is None:
         raise UsageError("--pr N is required (the pull request whose link replaces the "
                          "placeholders), except with --fix-placement")  # fmt: skip
+    request = _Request(target=target, shown=display_path(target, config), pr=pr,
+                       base_ref=base_ref, base_file=base_file, fix_near_misses=fix_near_misses,
+                       check_only=check_only, config=effective_config(config, repository))  # fmt: skip
+    return emit_edit(_place(request) if fix_placement else _canonicalize(request), output_format)
+
+
+@dataclass(frozen=True)
+class _Request:
+    """What to canonicalize (or re-place) and how, the flags checked."""
+
+    target: Path
+    shown: str
+    pr: int | None
+    base_ref: str | None
+    base_file: Path | None
+    fix_near_misses: bool
+    check_only: bool
+    config: Config
+
+
+def _canonicalize(request: _Request) -> EditOutcome:
+    """Fill in the placeholder pr-links of the entries the change appended."""
+    from changelog_tools.ledger.canonicalize import canonicalize_file
+    from changelog_tools.ledger.guard import Refusal
+
+    report = dx.Report(command="canonicalize")
+    pr = request.pr
+    assert pr is not None  # required without --fix-placement
     try:
-        outcome = core.canonicalize_file(
-            target,
-            pr=pr,
-            config=cfg,
-            base_ref=base_ref,
-            base_file=base_file,
-            fix_near_misses=fix_near_misses,
-            write=not check_only,
-            display=display_path(target, config),
-        )
+        outcome = _on_file(canonicalize_file, request)
     except Refusal as refusal:
-        report.extend(refusal.diagnostics)
-        return emit(report, output_format)
-    result = outcome.result
-    shown = outcome.display
+        return refused(report, refusal.diagnostics)
+    result, shown = outcome.result, outcome.display
     report.extend(result.warnings)
     report.data.update({"file": shown, "base": outcome.base_label, "pr": pr, **result.as_json()})
     report.data["written"] = outcome.written
-    text = output_format == "text"
-    if not result.changed:
-        what = (
-            f"all {result.appended} appended entr{'y links' if result.appended == 1 else 'ies link'} "
-            f"to #{pr} already"
-            if result.appended
-            else f"no entries appended since {outcome.base_label}"
-        )
-        click.echo(f"{shown}: nothing to canonicalize ({what})", err=True)
-        return emit(report, output_format)
+    links = "y links" if result.appended == 1 else "ies link"
+    what = (
+        f"all {result.appended} appended entr{links} to #{pr} already"
+        if result.appended
+        else f"no entries appended since {outcome.base_label}"
+    )
     n = len(result.substitutions)
-    if check_only:
-        diff = core.unified_diff(outcome.before, result.data, shown)
-        report.data["diff"] = diff
-        click.echo(
-            f"{shown}: {n} pr-link{'s' * (n != 1)} would change (--check: nothing written)",
-            err=True,
-        )
-        if text:
-            click.echo(dx.visible(diff), nl=False)
-        else:
-            emit(report, output_format)
-        return 1
-    if text:
-        for sub in result.substitutions:
-            click.echo(f"{shown}:{sub.line}: entry {sub.entry}: pr-link {sub.old!r} -> {sub.new}")
-    click.echo(f"{shown}: replaced {n} pr-link{'s' * (n != 1)} (written atomically)", err=True)
-    return emit(report, output_format)
+    return _edited(
+        report,
+        shown,
+        outcome.before,
+        result.data,
+        changed=result.changed,
+        check_only=request.check_only,
+        unchanged=f"nothing to canonicalize ({what})",
+        would=f"{n} pr-link{'s' * (n != 1)} would change",
+        done=f"replaced {n} pr-link{'s' * (n != 1)}",
+        account=_substitutions(shown, result.substitutions),
+    )
 
 
-def _fix_placement(
-    target: Path,
-    pr: int | None,
-    base_ref: str | None,
-    base_file: Path | None,
-    fix_near_misses: bool,
-    check_only: bool,
-    output_format: str,
-    cfg: Config,
-    config: Config,
-    report: object,
-) -> int:
-    from changelog_tools import diagnostics as dx
-    from changelog_tools.commands._common import display_path
-    from changelog_tools.ledger import canonicalize as core
+def _place(request: _Request) -> EditOutcome:
+    """Move the entries the change inserted among history to the end (then, with a PR number,
+    fill in their links)."""
     from changelog_tools.ledger.guard import Refusal
     from changelog_tools.ledger.placement import fix_placement_file
 
-    assert isinstance(report, dx.Report)
+    report = dx.Report(command="canonicalize")
+    pr = request.pr
     try:
-        outcome, canon = fix_placement_file(
-            target,
-            config=cfg,
-            base_ref=base_ref,
-            base_file=base_file,
-            pr=pr,
-            fix_near_misses=fix_near_misses,
-            write=not check_only,
-            display=display_path(target, config),
-        )
+        outcome, canon = _on_file(fix_placement_file, request)
     except Refusal as refusal:
-        report.extend(refusal.diagnostics)
-        return emit(report, output_format)
+        return refused(report, refusal.diagnostics)
     shown, result = outcome.display, outcome.result
+    substitutions = canon.substitutions if canon else ()
     report.extend(result.warnings + (canon.warnings if canon else ()))
     report.data.update(
         {
@@ -197,34 +184,66 @@ def _fix_placement(
             "base": outcome.base_label,
             "pr": pr,
             "moved": [m.as_json() for m in result.moves],
-            "substitutions": [s.as_json() for s in canon.substitutions] if canon else [],
+            "substitutions": [s.as_json() for s in substitutions],
             "written": outcome.written,
         }
     )
-    text = output_format == "text"
-    if result.data == outcome.before:
-        click.echo(f"{shown}: nothing to move (no entry inserted among history)", err=True)
-        return emit(report, output_format)
+    moved = f"{len(result.moves)} entr{'y' if len(result.moves) == 1 else 'ies'}"
+    account = "".join(
+        f"{shown}:{m.new_line}: moved entry {m.entry} (was line {m.line}) to the end "
+        f"as entry {m.new_entry}\n"
+        for m in result.moves
+    )
+    return _edited(
+        report,
+        shown,
+        outcome.before,
+        result.data,
+        changed=result.data != outcome.before,
+        check_only=request.check_only,
+        unchanged="nothing to move (no entry inserted among history)",
+        would=f"would move {moved}",
+        done=f"moved {moved} to the end",
+        account=account + _substitutions(shown, substitutions),
+    )
+
+
+def _on_file(edit: Callable[..., T], request: _Request) -> T:
+    """Run ``edit`` (either mode's file function: they take the same arguments) on the file."""
+    return edit(request.target, pr=request.pr, config=request.config, base_ref=request.base_ref,
+                base_file=request.base_file, fix_near_misses=request.fix_near_misses,
+                write=not request.check_only, display=request.shown)  # fmt: skip
+
+
+def _substitutions(shown: str, substitutions: Iterable[Substitution]) -> str:
+    return "".join(
+        f"{shown}:{sub.line}: entry {sub.entry}: pr-link {sub.old!r} -> {sub.new}\n"
+        for sub in substitutions
+    )
+
+
+def _edited(
+    report: dx.Report,
+    shown: str,
+    before: bytes,
+    after: bytes,
+    *,
+    changed: bool,
+    check_only: bool,
+    unchanged: str,
+    would: str,
+    done: str,
+    account: str,
+) -> EditOutcome:
+    """The three endings of both modes: nothing to do, --check found work, written."""
+    from changelog_tools.ledger.canonicalize import unified_diff
+
+    if not changed:
+        return EditOutcome(report, notes=(f"{shown}: {unchanged}",))
     if check_only:
-        diff = core.unified_diff(outcome.before, result.data, shown)
+        diff = unified_diff(before, after, shown)
         report.data["diff"] = diff
-        click.echo(f"{shown}: would move {len(result.moves)} entr"
-                   f"{'y' if len(result.moves) == 1 else 'ies'} (--check: nothing written)",
-                   err=True)  # fmt: skip
-        if text:
-            click.echo(dx.visible(diff), nl=False)
-        else:
-            emit(report, output_format)
-        return 1
-    if text:
-        for m in result.moves:
-            click.echo(
-                f"{shown}:{m.new_line}: moved entry {m.entry} (was line {m.line}) to the end "
-                f"as entry {m.new_entry}"
-            )
-        for sub in canon.substitutions if canon else ():
-            click.echo(f"{shown}:{sub.line}: entry {sub.entry}: pr-link {sub.old!r} -> {sub.new}")
-    click.echo(f"{shown}: moved {len(result.moves)} entr"
-               f"{'y' if len(result.moves) == 1 else 'ies'} to the end (written atomically)",
-               err=True)  # fmt: skip
-    return emit(report, output_format)
+        note = f"{shown}: {would} (--check: nothing written)"
+        return EditOutcome(report, notes=(note,), preview=dx.visible(diff), exit_code=1)
+    note = f"{shown}: {done} (written atomically)"
+    return EditOutcome(report, account=account, notes=(note,))

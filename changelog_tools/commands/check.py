@@ -6,7 +6,12 @@ import os
 
 import click
 
-from changelog_tools.commands._common import PR_NUMBER, config_option, emit, format_option
+from changelog_tools.commands._common import (
+    config_option,
+    emit,
+    format_option,
+    pr_option,
+)
 from changelog_tools.config import Config
 
 
@@ -17,9 +22,8 @@ from changelog_tools.config import Config
               "or the pull request's head commit in GitHub Actions).")  # fmt: skip
 @click.option("--base-file", metavar="PATH", help="File mode: the base changelog file.")
 @click.option("--head-file", metavar="PATH", help="File mode: the head changelog file.")
-@click.option("--pr", "--pr-number", "pr", type=PR_NUMBER, metavar="N",
-              help="Pull-request mode: new entries link to pull request N or a placeholder "
-              "(with --main: the commit lands PR N, so its links must be pull N's).")  # fmt: skip
+@pr_option("Pull-request mode: new entries link to pull request N or a placeholder "
+           "(with --main: the commit lands PR N, so its links must be pull N's).")  # fmt: skip
 @click.option("--main", "main_mode", is_flag=True,
               help="Main-branch mode: new entries need canonical pr-links.")  # fmt: skip
 @click.option("--local", "local_mode", is_flag=True,
@@ -112,8 +116,25 @@ def check(
       changelog-tools check --base-file old.yaml --head-file perf-changelog.yaml --pr 12
       changelog-tools check --base-ref v1 --head-ref v2 --no-config-keys --format json
     """
-    from changelog_tools.errors import UsageError
     from changelog_tools.ledger.check import Request, run_check
+
+    request = Request(mode=_mode(main_mode, local_mode, pr), pr=pr, base_ref=base_ref,
+                      head_ref=head_ref, base_file=base_file, head_file=head_file,
+                      changelog=changelog, master_configs=master_configs,
+                      base_master_configs=base_master_configs, config_keys=not no_config_keys,
+                      strict=strict)  # fmt: skip
+    result = run_check(request, config, env=os.environ, progress=_progress)
+    result.report.data["modifiers"] = {"all-evals": all_evals, "evals-only": evals_only}
+    return emit(result.report, output_format)
+
+
+def _progress(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _mode(main_mode: bool, local_mode: bool, pr: int | None) -> str | None:
+    """The mode the flags name (None: read it from GitHub Actions, else local)."""
+    from changelog_tools.errors import UsageError
 
     if main_mode and local_mode:
         raise UsageError("--main and --local are mutually exclusive")
@@ -122,21 +143,4 @@ def check(
     # must link pull N. Only local mode takes no number.
     if pr is not None and mode == "local":
         raise UsageError("--pr cannot be combined with --local")
-    request = Request(
-        mode=mode,
-        pr=pr,
-        base_ref=base_ref,
-        head_ref=head_ref,
-        base_file=base_file,
-        head_file=head_file,
-        changelog=changelog,
-        master_configs=master_configs,
-        base_master_configs=base_master_configs,
-        config_keys=not no_config_keys,
-        strict=strict,
-    )
-    result = run_check(
-        request, config, env=os.environ, progress=lambda msg: click.echo(msg, err=True)
-    )
-    result.report.data["modifiers"] = {"all-evals": all_evals, "evals-only": evals_only}
-    return emit(result.report, output_format)
+    return mode

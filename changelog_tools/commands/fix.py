@@ -2,26 +2,32 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from changelog_tools.commands._common import PR_NUMBER, config_option, emit, format_option
+from changelog_tools import diagnostics as dx
+from changelog_tools.commands._common import (
+    base_options,
+    config_option,
+    format_option,
+    path_argument,
+    pr_option,
+)
+from changelog_tools.commands._emit import EditOutcome, emit_edit, refused
 from changelog_tools.config import Config
+
+if TYPE_CHECKING:
+    from changelog_tools.ledger.fix import Fixed
 
 
 @click.command()
-@click.argument(
-    "path", required=False, type=click.Path(dir_okay=False, readable=False, path_type=Path)
-)
-@click.option("--base-ref", metavar="REF",
-              help="What the change is against (default: merge-base of HEAD and the main "
-              "branch).")  # fmt: skip
-@click.option("--base-file", type=click.Path(dir_okay=False, readable=False, path_type=Path), metavar="PATH",
-              help="Read the base version from a file instead of git.")  # fmt: skip
-@click.option("--pr", "--pr-number", "pr", type=PR_NUMBER, metavar="N",
-              help="This pull request's number: a near-miss pr-link with no usable number "
-              "becomes its canonical link (without it, the placeholder).")  # fmt: skip
+@path_argument
+@base_options
+@pr_option("This pull request's number: a near-miss pr-link with no usable number "
+           "becomes its canonical link (without it, the placeholder).")  # fmt: skip
 @click.option("--dry-run", is_flag=True,
               help="Write nothing: print what would change; exit 1 when something would.")  # fmt: skip
 @click.option("--diff", "show_diff", is_flag=True,
@@ -68,36 +74,56 @@ def fix(
       changelog-tools fix --dry-run --diff
       changelog-tools fix --pr 12 --format json
     """
+    from changelog_tools.commands._common import display_path
+
+    target = path or config.changelog_path
+    request = _Request(target, display_path(target, config), base_ref, base_file, pr, dry_run)
+    return emit_edit(_fix(request, config, show_diff=show_diff), output_format)
+
+
+@dataclass(frozen=True)
+class _Request:
+    """The file to repair, its base, and whether to write."""
+
+    target: Path
+    shown: str
+    base_ref: str | None
+    base_file: Path | None
+    pr: int | None
+    dry_run: bool
+
+
+def _fix(request: _Request, config: Config, *, show_diff: bool) -> EditOutcome:
+    """Repair the file under the writers' lock (none with --dry-run); the verdict is `check`'s
+    on the file as written."""
     import contextlib
 
-    from changelog_tools import diagnostics as dx
-    from changelog_tools.commands._common import display_path
     from changelog_tools.fsutil import atomic_write, locked, read_input
-    from changelog_tools.ledger.canonicalize import unified_diff
     from changelog_tools.ledger.fix import fix_change
     from changelog_tools.ledger.guard import Refusal, verify
     from changelog_tools.ledger.placement import read_base
 
-    target = path or config.changelog_path
-    shown = display_path(target, config)
+    shown, pr, dry_run = request.shown, request.pr, request.dry_run
     report = dx.Report(command="fix", subject=shown)
-    text = output_format == "text"
     mode = "pr" if pr is not None else "local"
 
     def verdict(data: bytes) -> tuple[dx.Diagnostic, ...]:
         return verify(base, data, config=config, mode=mode, pr=pr, path=shown, base_label=label)
 
-    with contextlib.nullcontext(target) if dry_run else locked(target) as writable:
+    with contextlib.nullcontext(request.target) if dry_run else locked(request.target) as writable:
         head = read_input(writable, shown, max_size=config.max_file_size)
         base, label = read_base(
-            writable, config=config, base_ref=base_ref, base_file=base_file, shown=shown
+            writable,
+            config=config,
+            base_ref=request.base_ref,
+            base_file=request.base_file,
+            shown=shown,
         )
         try:
             fixed = fix_change(base, head, config=config, path=shown, base_label=label, pr=pr)
         except Refusal as refusal:
-            report.extend(refusal.diagnostics)
             report.data.update({"file": shown, "base": label, "written": False, "repairs": []})
-            return emit(report, output_format)
+            return refused(report, refusal.diagnostics)
         # The verdict is computed before anything is written, so a command that fails (a
         # usage error in the check itself) has written nothing...
         remaining = verdict(fixed.data)
@@ -110,6 +136,23 @@ def fix(
             if on_disk != fixed.data:
                 remaining = verdict(on_disk)
     report.extend(remaining)
+    return _account(report, fixed, head, label, written, request, show_diff=show_diff)
+
+
+def _account(
+    report: dx.Report,
+    fixed: Fixed,
+    head: bytes,
+    label: str,
+    written: bool,
+    request: _Request,
+    *,
+    show_diff: bool,
+) -> EditOutcome:
+    """What was repaired (or would be), as the report's data, the text account and the note."""
+    from changelog_tools.ledger.canonicalize import unified_diff
+
+    shown = request.shown
     diff = unified_diff(head, fixed.data, shown) if fixed.changed else ""
     report.data.update(
         {
@@ -122,26 +165,20 @@ def fix(
             **({"diff": diff} if show_diff else {}),
         }
     )
-    verb = "would repair" if dry_run else "repaired"
-    if text:
-        for r in fixed.repairs:
-            where = f"{shown}:{r.line}" if r.line else shown
-            click.echo(dx.visible(f"{where}: {r.code} {verb}: {r.message}"))
-        if show_diff and diff:
-            click.echo(dx.visible(diff), nl=False)
+    verb = "would repair" if request.dry_run else "repaired"
+    account = "".join(
+        dx.visible(f"{f'{shown}:{r.line}' if r.line else shown}: {r.code} {verb}: {r.message}")
+        + "\n"
+        for r in fixed.repairs
+    )
+    if show_diff and diff:
+        account += dx.visible(diff)
+    repairs = dx.counted(len(fixed.repairs), "repair", "repairs")
     if not fixed.changed:
-        click.echo(f"fix: {dx.visible(shown)}: nothing to repair", err=True)
-    elif dry_run:
-        click.echo(
-            f"fix: {dx.visible(shown)}: {dx.counted(len(fixed.repairs), 'repair', 'repairs')} "
-            "would be made (--dry-run: nothing written)",
-            err=True,
-        )
+        note = f"fix: {dx.visible(shown)}: nothing to repair"
+    elif request.dry_run:
+        note = f"fix: {dx.visible(shown)}: {repairs} would be made (--dry-run: nothing written)"
     else:
-        click.echo(
-            f"fix: {dx.visible(shown)}: {dx.counted(len(fixed.repairs), 'repair', 'repairs')} "
-            "written atomically",
-            err=True,
-        )
-    code = emit(report, output_format)
-    return 1 if dry_run and fixed.changed else code
+        note = f"fix: {dx.visible(shown)}: {repairs} written atomically"
+    would_change = request.dry_run and fixed.changed
+    return EditOutcome(report, account, (note,), exit_code=1 if would_change else None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from changelog_tools.commands._common import (
@@ -12,6 +14,9 @@ from changelog_tools.commands._common import (
     flow_printers,
 )
 from changelog_tools.config import Config
+
+if TYPE_CHECKING:
+    from changelog_tools.flows.merge.flow import Outcome
 
 
 @click.command()
@@ -112,35 +117,29 @@ def merge(
     """
     from changelog_tools.flows.merge.flow import MergeRequest, render_outcome, run_merge
 
+    request = MergeRequest(pr=pr, dry_run=dry_run, admin=admin, run_id=run_id, timeout=timeout,
+                           poll_interval=poll_interval, wait_ingest=wait_ingest,
+                           ingest_timeout=ingest_timeout)  # fmt: skip
     # A terminal gets a live line while the checks run; a log gets plain lines.
     progress, live = flow_printers()
-    outcome = run_merge(
-        MergeRequest(
-            pr=pr,
-            dry_run=dry_run,
-            admin=admin,
-            run_id=run_id,
-            timeout=timeout,
-            poll_interval=poll_interval,
-            wait_ingest=wait_ingest,
-            ingest_timeout=ingest_timeout,
-        ),
-        config=config,
-        progress=progress,
-        live=live,
-    )
+    outcome = run_merge(request, config=config, progress=progress, live=live)
     code = emit_outcome(outcome, render_outcome, output_format)
-    report = outcome.push_run
-    if outcome.ingest_missing and report is not None:
-        from changelog_tools.diagnostics import no_commands
-        from changelog_tools.errors import ExitCode
+    return _ingest_missing(outcome, pr) or code
 
-        click.echo(
-            no_commands(
-                f"error: PR #{pr} is merged as {outcome.merge_commit}, but {report.sentence()}"
-            ),
-            err=True,
-        )
-        click.echo(no_commands(f"hint: recover the ingest with `{report.recover}`"), err=True)
-        return int(ExitCode.INGEST_MISSING)
-    return code
+
+def _ingest_missing(outcome: Outcome, pr: int) -> int | None:
+    """Say so, and exit 5, when main's push run of the squash commit did not ingest."""
+    from changelog_tools.diagnostics import no_commands
+    from changelog_tools.errors import ExitCode
+
+    report = outcome.push_run
+    if not outcome.ingest_missing or report is None:
+        return None
+    click.echo(
+        no_commands(
+            f"error: PR #{pr} is merged as {outcome.merge_commit}, but {report.sentence()}"
+        ),
+        err=True,
+    )
+    click.echo(no_commands(f"hint: recover the ingest with `{report.recover}`"), err=True)
+    return int(ExitCode.INGEST_MISSING)

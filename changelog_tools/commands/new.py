@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
-from changelog_tools.commands._common import config_option, emit, format_option
+from changelog_tools.commands._common import config_option, format_option
+from changelog_tools.commands._emit import EditOutcome, emit_edit, refused
 from changelog_tools.config import Config
 from changelog_tools.ledger.new import SCENARIO_TYPES
+
+if TYPE_CHECKING:
+    from changelog_tools.ledger.new import Entry
 
 
 @click.command()
@@ -53,10 +58,7 @@ def new(
       changelog-tools new --config-key llama70b-fp8-gpu-a-vllm --scenario-type agentic-coding \\
           --description "Add the agentic-coding scenario"
     """
-    from changelog_tools import diagnostics as dx
-    from changelog_tools.errors import AbortedError, UsageError
-    from changelog_tools.ledger import new as core
-    from changelog_tools.ledger.guard import Refusal
+    from changelog_tools.ledger.new import Entry
 
     for option, values in (
         ("--config-key", config_keys),
@@ -65,7 +67,7 @@ def new(
     ):
         for value in values:
             _require_utf8(value, option)
-    entry = core.Entry(
+    entry = Entry(
         config_keys=config_keys,
         description=descriptions,
         scenario_types=scenario_types,
@@ -73,32 +75,44 @@ def new(
         all_evals=all_evals,
     )
     if not descriptions:
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-        if not editor and not sys.stdin.isatty():
-            raise UsageError(
-                "no --description and no editor to write one in",
-                hint="pass --description TEXT, or set EDITOR",
-            )
-        try:
-            edited = click.edit(
-                core.template(entry, config=config), editor=editor, extension=".txt"
-            )
-        except UnicodeDecodeError as exc:
-            raise UsageError(
-                f"the editor saved bytes that are not UTF-8 (byte {exc.object[exc.start]:#04x} "
-                f"at offset {exc.start}); nothing was written",
-                hint="save the description as UTF-8",
-            ) from None
-        points = core.description_from_edit(edited or "")
-        if not points:
-            raise AbortedError("aborting: the description is empty; nothing was written")
-        entry = core.Entry(
-            config_keys=config_keys,
-            description=points,
-            scenario_types=scenario_types,
-            evals_only=evals_only,
-            all_evals=all_evals,
+        entry = _described_in_editor(entry, config)
+    return emit_edit(_append(entry, config, dry_run=dry_run), output_format)
+
+
+def _described_in_editor(entry: Entry, config: Config) -> Entry:
+    """``entry`` with the description written in $VISUAL or $EDITOR, as `git commit` asks for
+    a message; an empty one aborts."""
+    import dataclasses
+
+    from changelog_tools.errors import AbortedError, UsageError
+    from changelog_tools.ledger.new import description_from_edit, template
+
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not editor and not sys.stdin.isatty():
+        raise UsageError(
+            "no --description and no editor to write one in",
+            hint="pass --description TEXT, or set EDITOR",
         )
+    try:
+        edited = click.edit(template(entry, config=config), editor=editor, extension=".txt")
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"the editor saved bytes that are not UTF-8 (byte {exc.object[exc.start]:#04x} "
+            f"at offset {exc.start}); nothing was written",
+            hint="save the description as UTF-8",
+        ) from None
+    points = description_from_edit(edited or "")
+    if not points:
+        raise AbortedError("aborting: the description is empty; nothing was written")
+    return dataclasses.replace(entry, description=points)
+
+
+def _append(entry: Entry, config: Config, *, dry_run: bool) -> EditOutcome:
+    """Append ``entry`` (with ``dry_run``, only prepare and check it)."""
+    from changelog_tools import diagnostics as dx
+    from changelog_tools.ledger import new as core
+    from changelog_tools.ledger.guard import Refusal
+
     report = dx.Report(command="new")
     try:
         if dry_run:
@@ -106,20 +120,19 @@ def new(
         else:
             appended = core.append_entry(entry, config=config)
     except Refusal as exc:
-        report.extend(exc.diagnostics)
         report.subject = config.changelog
-        return emit(report, output_format)
+        return refused(report, exc.diagnostics)
     report.extend(appended.warnings)
     verb = "would append" if dry_run else "appended"
     report.subject = f"{verb} an entry at {appended.path}:{appended.line}"
     report.data.update(core.entry_json(appended))
     report.data["written"] = not dry_run
-    if output_format == "text":
-        click.echo(appended.text, nl=False)
-        for pattern, keys in appended.resolved.items():
-            if keys != (pattern,):
-                click.echo(f"# {pattern} -> {', '.join(keys)}", err=True)
-    return emit(report, output_format)
+    resolved = tuple(
+        f"# {pattern} -> {', '.join(keys)}"
+        for pattern, keys in appended.resolved.items()
+        if keys != (pattern,)
+    )
+    return EditOutcome(report, account=appended.text, notes=resolved)
 
 
 def _require_utf8(value: str, option: str) -> None:

@@ -99,10 +99,20 @@ def recover(
       changelog-tools recover --pr 6 --yes
       changelog-tools recover --pr 6 --source-run 2001 --yes --format json
     """
-    import sys
-
-    from changelog_tools.diagnostics import no_commands
     from changelog_tools.flows.recover.flow import RecoverRequest, render_outcome, run_recover
+
+    _check_flags(run_url, pr, dry_run=dry_run, yes=yes)
+    progress, live = flow_printers()
+    request = RecoverRequest(target=run_url, pr=pr, source_run=source_run, dry_run=dry_run,
+                             admin=admin, timeout=timeout, poll_interval=poll_interval)  # fmt: skip
+    confirm = None if (yes or dry_run) else _confirm
+    outcome = run_recover(request, config=config, progress=progress, live=live, confirm=confirm)
+    return emit_outcome(outcome, render_outcome, output_format)
+
+
+def _check_flags(run_url: str | None, pr: int | None, *, dry_run: bool, yes: bool) -> None:
+    """Exactly one target, and consent to write: --yes, or a terminal to ask on."""
+    import sys
 
     if (run_url is None) == (pr is None):
         raise UsageError(
@@ -116,26 +126,11 @@ def recover(
             hint="see the plan first with --dry-run",
         )
 
-    progress, live = flow_printers()
 
-    def confirm(outcome: object) -> bool:
-        click.echo(no_commands(render_outcome(outcome)), err=True, nl=False)  # type: ignore[arg-type]
-        return click.confirm("Push, open, post and merge as planned?", default=False, err=True)
+def _confirm(outcome: object) -> bool:
+    """Show the plan on stderr and ask before the first write."""
+    from changelog_tools.diagnostics import no_commands
+    from changelog_tools.flows.recover.flow import render_outcome
 
-    request = RecoverRequest(
-        target=run_url,
-        pr=pr,
-        source_run=source_run,
-        dry_run=dry_run,
-        admin=admin,
-        timeout=timeout,
-        poll_interval=poll_interval,
-    )
-    outcome = run_recover(
-        request,
-        config=config,
-        progress=progress,
-        live=live,
-        confirm=None if (yes or dry_run) else confirm,
-    )
-    return emit_outcome(outcome, render_outcome, output_format)
+    click.echo(no_commands(render_outcome(outcome)), err=True, nl=False)  # type: ignore[arg-type]
+    return click.confirm("Push, open, post and merge as planned?", default=False, err=True)

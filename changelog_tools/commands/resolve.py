@@ -3,32 +3,43 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from changelog_tools.commands._common import PR_NUMBER, config_option, format_option
+from changelog_tools import diagnostics as dx
+from changelog_tools.commands._common import (
+    FILE,
+    check_repository,
+    config_option,
+    format_option,
+    path_argument,
+    pr_option,
+    repo_option,
+)
+from changelog_tools.commands._emit import EditOutcome, emit_edit, refused
 from changelog_tools.config import Config
+from changelog_tools.errors import UsageError
+
+if TYPE_CHECKING:
+    from changelog_tools.ledger.resolvefrom import Resolved
 
 
 @click.command()
-@click.argument(
-    "path", required=False, type=click.Path(dir_okay=False, readable=False, path_type=Path)
-)
-@click.option("--pr", "--pr-number", "pr", type=PR_NUMBER, metavar="N",
-              help="Replace placeholder pr-links of the PR's entries with PR N's link (and "
-              "check the result in main mode).")  # fmt: skip
+@path_argument
+@pr_option("Replace placeholder pr-links of the PR's entries with PR N's link (and "
+           "check the result in main mode).")  # fmt: skip
 @click.option("--fix-near-misses", is_flag=True,
               help="With --pr, also replace near-miss placeholders (TBD, xxxx, ...), reporting "
               "each one.")  # fmt: skip
-@click.option("--repo", "repository", metavar="OWNER/NAME",
-              help="Repository of the canonical link (default: the `repository` option).")  # fmt: skip
+@repo_option
 @click.option("--pr-side", type=click.Choice(["ours", "theirs"]),
               help="Which git side is the pull request (default: detected; see below).")  # fmt: skip
-@click.option("--base-file", type=click.Path(dir_okay=False, readable=False, path_type=Path), metavar="PATH",
+@click.option("--base-file", type=FILE, metavar="PATH",
               help="File mode: the merge-base version (empty file: none).")  # fmt: skip
-@click.option("--pr-file", type=click.Path(dir_okay=False, readable=False, path_type=Path), metavar="PATH",
+@click.option("--pr-file", type=FILE, metavar="PATH",
               help="File mode: the pull request's version.")  # fmt: skip
-@click.option("--main-file", type=click.Path(dir_okay=False, readable=False, path_type=Path), metavar="PATH",
+@click.option("--main-file", type=FILE, metavar="PATH",
               help="File mode: main's version.")  # fmt: skip
 @click.option("-o", "--output", metavar="PATH|-",
               help="Where to write the result; `-` for stdout (default in index mode: the "
@@ -87,107 +98,116 @@ def resolve(
       changelog-tools resolve --pr-side ours
       changelog-tools resolve --base-file b.yaml --pr-file p.yaml --main-file m.yaml -o -
     """
-    import re
-
-    from changelog_tools import diagnostics as dx
-    from changelog_tools.commands._common import emit
-    from changelog_tools.errors import UsageError
-    from changelog_tools.fsutil import atomic_write, locked, read_input, write_target
+    from changelog_tools.fsutil import write_target
     from changelog_tools.ledger.canonicalize import effective_config
     from changelog_tools.ledger.guard import Refusal
-    from changelog_tools.ledger.resolve import Resolution
-    from changelog_tools.ledger.resolve import resolve as resolve_bytes
 
-    if repository is not None and not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repository):
-        raise UsageError(f"--repo must be OWNER/NAME, not {repository!r}")
     files = (base_file, pr_file, main_file)
-    file_mode = any(f is not None for f in files)
     to_stdout = output == "-"
+    _check_flags(repository, stage, output, fix_near_misses, pr, output_format)
+    if output is not None and not to_stdout:
+        write_target(Path(output))  # a FIFO or device is refused before any work
+    cfg = effective_config(config, repository)
+    try:
+        resolved = _resolve(path, files, cfg, pr=pr, pr_side=pr_side, output=output,
+                            stage=stage, fix_near_misses=fix_near_misses)  # fmt: skip
+    except Refusal as refusal:
+        report = dx.Report(command="resolve")
+        return emit_edit(refused(report, refusal.diagnostics, stdout_is_payload=to_stdout),
+                         output_format)  # fmt: skip
+    if output is not None and not to_stdout:
+        _write(Path(output), resolved.resolution.data)
+    written = "stdout" if to_stdout else (output or resolved.shown)
+    code = emit_edit(_outcome(resolved, written, to_stdout=to_stdout), output_format)
+    if to_stdout:
+        click.echo(resolved.resolution.data, nl=False)
+    elif stage and resolved.sides is not None:  # index mode
+        click.echo(f"{resolved.shown}: staged (git add)", err=True)
+    return code
+
+
+def _resolve(
+    path: Path | None,
+    files: tuple[Path | None, Path | None, Path | None],
+    config: Config,
+    *,
+    pr: int | None,
+    pr_side: str | None,
+    output: str | None,
+    stage: bool,
+    fix_near_misses: bool,
+) -> Resolved:
+    """Resolve from the three files when any is given, else from git's index."""
+    from changelog_tools.ledger.resolvefrom import from_files, from_index
+
+    if any(f is not None for f in files):
+        base, ours, main = _file_mode(files, output, pr_side, stage)
+        shown = str(path) if path is not None else config.changelog
+        return from_files(base, ours, main, config=config, shown=shown, pr=pr,
+                          fix_near_misses=fix_near_misses)  # fmt: skip
+    resolved = from_index(Path.cwd(), path or config.changelog_path, config=config, pr=pr,
+                          given=pr_side, write=output is None, add=stage and output is None,
+                          fix_near_misses=fix_near_misses)  # fmt: skip
+    assert resolved.sides is not None
+    click.echo(dx.no_commands(f"{resolved.shown}: {resolved.sides.describe()}"), err=True)
+    return resolved
+
+
+def _check_flags(
+    repository: str | None,
+    stage: bool,
+    output: str | None,
+    fix_near_misses: bool,
+    pr: int | None,
+    output_format: str,
+) -> None:
+    """Refuse the combinations of flags that cannot mean anything, before any work."""
+    check_repository(repository)
     if stage and output is not None:
         raise UsageError(
             "--add stages the conflicted file itself; it cannot be combined with --output"
         )
     if fix_near_misses and pr is None:
         raise UsageError("--fix-near-misses needs --pr N (the link to write)")
-    if to_stdout and output_format != "text":
+    if output == "-" and output_format != "text":
         raise UsageError(f"--output - and --format {output_format} both want stdout; pick one")
-    if output is not None and not to_stdout:
-        write_target(Path(output))  # a FIFO or device is refused before any work
-    cfg = effective_config(config, repository)
+
+
+def _file_mode(
+    files: tuple[Path | None, Path | None, Path | None],
+    output: str | None,
+    pr_side: str | None,
+    stage: bool,
+) -> tuple[Path, Path, Path]:
+    """The three files of file mode, once the flags that go with it are checked."""
+    base_file, pr_file, main_file = files
+    if base_file is None or pr_file is None or main_file is None:
+        raise UsageError("file mode needs all of --base-file, --pr-file and --main-file")
+    if output is None:
+        raise UsageError("file mode needs --output PATH (or --output - for stdout)")
+    if pr_side is not None or stage:
+        raise UsageError("--pr-side and --add apply to index mode only")
+    return base_file, pr_file, main_file
+
+
+def _write(output: Path, data: bytes) -> None:
+    from changelog_tools.fsutil import atomic_write, locked
+
+    with locked(output) as target:
+        atomic_write(target, data)
+
+
+def _outcome(resolved: Resolved, written: str, *, to_stdout: bool) -> EditOutcome:
+    """The report and, in text format, the account of where each part came from."""
+    shown, resolution = resolved.shown, resolved.resolution
     report = dx.Report(command="resolve")
-    sides_json: dict[str, str] | None = None
-
-    def say(text: str) -> None:
-        # The account is data: stdout, unless stdout carries the resolved file.
-        click.echo(dx.no_commands(dx.visible(text)), err=to_stdout)
-
-    try:
-        if file_mode:
-            if None in files:
-                raise UsageError("file mode needs all of --base-file, --pr-file and --main-file")
-            if output is None:
-                raise UsageError("file mode needs --output PATH (or --output - for stdout)")
-            if pr_side is not None or stage:
-                raise UsageError("--pr-side and --add apply to index mode only")
-            assert base_file is not None and pr_file is not None and main_file is not None
-            limit = cfg.max_file_size
-            base = read_input(base_file, str(base_file), max_size=limit)
-            shown = str(path) if path is not None else cfg.changelog
-            resolution: Resolution = resolve_bytes(
-                base or None,
-                read_input(pr_file, str(pr_file), max_size=limit),
-                read_input(main_file, str(main_file), max_size=limit),
-                config=cfg,
-                pr=pr,
-                path=shown,
-                fix_near_misses=fix_near_misses,
-            )
-        else:
-            from changelog_tools.gitrepo import open_repo
-            from changelog_tools.ledger.mergedriver import resolve_conflict
-
-            repo = open_repo(Path.cwd())
-            target = (path or cfg.changelog_path).resolve()
-            try:
-                shown = target.relative_to(repo.path.resolve()).as_posix()
-            except ValueError:
-                raise UsageError(f"{target} is not inside the repository {repo.path}") from None
-            resolution, sides = resolve_conflict(
-                repo,
-                shown,
-                config=cfg,
-                pr=pr,
-                given=pr_side,
-                write=output is None,
-                add=stage and output is None,
-                fix_near_misses=fix_near_misses,
-            )
-            sides_json = sides.as_json()
-            click.echo(dx.no_commands(f"{shown}: {sides.describe()}"), err=True)
-    except Refusal as refusal:
-        report.extend(refusal.diagnostics)
-        if output_format == "text":
-            click.echo(dx.render_text(report), nl=False, err=to_stdout)
-            return 1
-        return emit(report, output_format)
-    if output is not None and not to_stdout:
-        with locked(Path(output)) as target:
-            atomic_write(target, resolution.data)
-    written = "stdout" if to_stdout else (output or shown)
     report.extend(resolution.warnings)
     report.data.update({"file": shown, "written": written, "resolution": resolution.as_json()})
-    if sides_json is not None:
-        report.data["sides"] = sides_json
-    if output_format == "text":
-        for line in resolution.summary():
-            say(f"{shown}: {line}")
-        for d in resolution.warnings:
-            say(f"{d.path}:{d.line}: {d.code} warning {d.message}")
-        say(f"resolve: wrote {written}")
-    else:
-        emit(report, output_format)
-    if to_stdout:
-        click.echo(resolution.data, nl=False)
-    elif stage and file_mode is False:
-        click.echo(f"{shown}: staged (git add)", err=True)
-    return 0
+    if resolved.sides is not None:
+        report.data["sides"] = resolved.sides.as_json()
+    lines = [f"{shown}: {line}" for line in resolution.summary()]
+    lines += [f"{d.path}:{d.line}: {d.code} warning {d.message}" for d in resolution.warnings]
+    lines.append(f"resolve: wrote {written}")
+    # The account is data: stdout, unless stdout carries the resolved file.
+    account = "".join(dx.no_commands(dx.visible(line)) + "\n" for line in lines)
+    return EditOutcome(report, preview=account, exit_code=0, stdout_is_payload=to_stdout)

@@ -225,9 +225,6 @@ def reuse_gate(
       changelog-tools reuse-gate --event-name push --ref refs/heads/main \\
           --commit-sha "$(git rev-parse origin/main)" --repo example-org/inferencex-mini
     """
-    from changelog_tools.github.adapter import append_step_summary, write_step_outputs
-    from changelog_tools.reuse.gate import render_error_summary, render_summary
-
     env = os.environ
     output_path = github_output or _env_path(env, "GITHUB_OUTPUT")
     summary_path = step_summary or _env_path(env, "GITHUB_STEP_SUMMARY")
@@ -250,12 +247,38 @@ def reuse_gate(
             checkout=checkout,
         )
     except ChangelogToolsError as exc:
-        if summary_path is not None:
-            try:
-                append_step_summary(summary_path, render_error_summary(exc.message))
-            except OSError as write_error:  # the original error is the one to report
-                _progress(f"could not write the step summary {summary_path}: {write_error}")
+        _summarize_failure(summary_path, exc)
         raise
+    outputs = _publish(decision, event, output_path, summary_path, env)
+    _progress(decision.reason)
+    click.echo(render_outputs(outputs, decision, output_format), nl=False)
+    return 0
+
+
+def _summarize_failure(summary_path: Path | None, exc: ChangelogToolsError) -> None:
+    """Tell the step summary why no decision was made (the error itself is raised on)."""
+    from changelog_tools.github.adapter import append_step_summary
+    from changelog_tools.reuse.gate import render_error_summary
+
+    if summary_path is None:
+        return
+    try:
+        append_step_summary(summary_path, render_error_summary(exc.message))
+    except OSError as write_error:  # the original error is the one to report
+        _progress(f"could not write the step summary {summary_path}: {write_error}")
+
+
+def _publish(
+    decision: Decision,
+    event: Event,
+    output_path: Path | None,
+    summary_path: Path | None,
+    env: Mapping[str, str],
+) -> Mapping[str, str]:
+    """Write the step outputs and the summary; warn the workflow when reuse was refused."""
+    from changelog_tools.github.adapter import append_step_summary, write_step_outputs
+    from changelog_tools.reuse.gate import render_summary
+
     outputs = decision.outputs()
     if output_path is not None:
         _write(write_step_outputs, output_path, outputs, "step outputs")
@@ -263,9 +286,7 @@ def reuse_gate(
         _write(append_step_summary, summary_path, render_summary(decision, event), "step summary")
     if decision.refused and env.get("GITHUB_ACTIONS") == "true":
         click.echo(f"::warning title=reuse refused::{escape_data(decision.reason)}", err=True)
-    _progress(decision.reason)
-    click.echo(render_outputs(outputs, decision, output_format), nl=False)
-    return 0
+    return outputs
 
 
 def render_outputs(outputs: Mapping[str, str], decision: Decision, output_format: str) -> str:
