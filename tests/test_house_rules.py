@@ -46,7 +46,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 # Where each third-party adapter target may be imported: PyGithub only inside the GitHub package
 # (the rest of the code sees its plain records), GitPython only in the git adapter module.
 GITHUB_PACKAGE = "changelog_tools.github"
-GIT_ADAPTERS = frozenset({"changelog_tools.gitrepo"})
+GIT_ADAPTERS = frozenset(
+    {
+        "changelog_tools.gitrepo",
+        "changelog_tools.gitrepo.runner",
+        "changelog_tools.gitrepo.objects",
+        "changelog_tools.gitrepo.history",
+    }
+)
 CLICK_USERS_PREFIX = "changelog_tools.commands"
 TESTING_USERS = frozenset(
     {
