@@ -298,13 +298,7 @@ RAW_GIT_EXEMPT = (
     "changelog_tools.flows.demo",
     "changelog_tools.testing",
 )
-STILL_RAW: dict[str, int] = {
-    "changelog_tools.flows.merge.reuse": 1,
-    "changelog_tools.flows.merge.flow": 1,
-    "changelog_tools.flows.merge.git": 14,
-    "changelog_tools.flows.recover.flow": 1,
-    "changelog_tools.flows.recover.git": 17,
-}
+STILL_RAW: dict[str, int] = {}
 
 
 def _raw_git_calls(tree: ast.AST) -> Iterator[int]:

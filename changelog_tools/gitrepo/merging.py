@@ -73,8 +73,9 @@ class Merging(Refs):
 
     def merge(self, commit: str, *, message: str) -> str | None:
         """Merge ``commit`` into HEAD (always a merge commit, with ``message``): None when
-        merged; otherwise what git said, for a conflict and for a failure alike (git's exit
-        status tells them apart no better: :meth:`unmerged_paths` does)."""
+        merged; otherwise git's error message (or its exit status), for a conflict and for a
+        failure alike (git's exit status tells them apart no better: :meth:`unmerged_paths`
+        does)."""
         status, _out, err = self.git_status("merge", "--no-ff", "--no-edit", "-m", message, commit)
         if status == 0:
             return None

@@ -35,7 +35,8 @@ class Refs(History):
         self.git("fetch", "--quiet", "--no-tags", remote, *(f"+{s}:{r}" for s, r in targets))
 
     def try_delete_ref(self, ref: str) -> bool:
-        """Delete ``ref``; False instead of an error when git cannot (for cleanup)."""
+        """Delete ``ref`` (nothing to do when it is absent); False instead of an error when
+        git cannot (for cleanup)."""
         return self.git_ok("update-ref", "-d", ref)
 
     def ref_names(self, prefix: str, *, short: bool = False) -> list[str]:

@@ -11,11 +11,12 @@ from hypothesis import strategies as st
 
 from changelog_tools import config as config_mod
 from changelog_tools.errors import DataError, UsageError
+from changelog_tools.flows.landing.ingest import ingest_state
 from changelog_tools.flows.recover import git as rg
-from changelog_tools.flows.recover.flow import _fill
+from changelog_tools.flows.recover.base import fill as _fill
 from changelog_tools.flows.recover.plan import RecoverRequest
 from changelog_tools.flows.recover.scope import Scope, ScopeEntry, recovery_changelog
-from changelog_tools.flows.recover.target import RunRef, ingest_state, parse_run_url
+from changelog_tools.flows.recover.target import RunRef, parse_run_url
 from changelog_tools.github.records import Job
 from changelog_tools.gitrepo import open_repo
 from changelog_tools.ledger.document import parse_ledger

@@ -303,7 +303,7 @@ class Flow:
         # The flow never checks anything out in the user's worktree; this guards that promise.
         moved = self.repo.current_branch() != branch or self.repo.try_rev_parse("HEAD") != sha
         if moved and branch:
-            self.repo.git_ok("checkout", "--quiet", branch)
+            self.repo.checkout(branch)
 
 
 def run_merge(
