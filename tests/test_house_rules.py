@@ -19,7 +19,8 @@ import changelog_tools
 PACKAGE = Path(changelog_tools.__file__).resolve().parent
 
 # The floors, lowest first: a module may import its own floor and any floor below, never one
-# above. `testing` sits beside `flows` because only the demo (a flow) may use it.
+# above. `testing` sits beside `flows` because only the demo (a flow) may use it; the landing
+# steps `merge` and `recover` share sit below them, so a shared step never reaches into a flow.
 LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "changelog_tools",
@@ -39,6 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("changelog_tools.github",),
     ("changelog_tools.reuse",),
     ("changelog_tools.signoff",),
+    ("changelog_tools.flows.landing",),
     ("changelog_tools.flows", "changelog_tools.testing"),
     ("changelog_tools.commands",),
     ("changelog_tools.cli", "changelog_tools.__main__"),
