@@ -26,8 +26,9 @@ from changelog_tools.gitrepo.conflicts import (
     read_object,
     special_head,
 )
-from changelog_tools.gitrepo.history import FileVersion, TreeEntry
+from changelog_tools.gitrepo.history import FileVersion
 from changelog_tools.gitrepo.merging import merge_file
+from changelog_tools.gitrepo.objects import TreeEntry
 from changelog_tools.gitrepo.repo import (
     GitRepo,
     git_status,

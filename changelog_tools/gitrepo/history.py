@@ -15,20 +15,6 @@ from changelog_tools.gitrepo.runner import _failures, _one_line, _text
 
 
 @dataclass(frozen=True)
-class TreeEntry:
-    """One blob of a tree: its mode (``100644``, ``100755``, ``120000`` a symlink), object id
-    and path."""
-
-    mode: str
-    sha: str
-    path: str
-
-    @property
-    def is_symlink(self) -> bool:
-        return self.mode == "120000"
-
-
-@dataclass(frozen=True)
 class FileVersion:
     """A commit that changed a file: its id, committer date (ISO 8601) and subject."""
 
@@ -45,17 +31,6 @@ class History(Objects):
         the merge driver asks this on every conflicting commit of a rebase."""
         status, out, _err = self.git_status("symbolic-ref", "--quiet", "HEAD")
         return out if status == 0 and out else None
-
-    def tree_entries(self, ref: str) -> list[TreeEntry]:
-        """Every blob of the tree at ``ref``, recursively (symlinks included, by mode)."""
-        out = self.git("ls-tree", "-r", "-z", "--full-tree", ref, strip=False)
-        entries = []
-        for record in out.split("\0"):
-            meta, tab, name = record.partition("\t")
-            if tab and meta.split(" ")[1:2] == ["blob"]:
-                mode, _kind, sha = meta.split(" ")
-                entries.append(TreeEntry(mode, sha, name))
-        return entries
 
     def file_history(self, ref: str, path: str) -> list[FileVersion]:
         """The commits reachable from ``ref`` that changed ``path``, newest first."""

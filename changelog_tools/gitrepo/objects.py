@@ -9,6 +9,8 @@ and symlinks in it followed, without a process per file. Tree diffs (``changed_p
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from changelog_tools.errors import GitError, UsageError
 from changelog_tools.gitrepo.runner import Runner, _ascii, _failures, _text
 
@@ -17,6 +19,20 @@ _UNRESOLVED = "could not be resolved"
 _TREE, _LINK, _FILE, _KIND = 0o040000, 0o120000, 0o100000, 0o170000
 # git's own limit on symlinks followed in one lookup (GET_TREE_ENTRY_FOLLOW_SYMLINKS_MAX_LINKS).
 _MAX_LINKS = 40
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """One blob of a tree: its mode (``100644``, ``100755``, ``120000`` a symlink), object id
+    and path."""
+
+    mode: str
+    sha: str
+    path: str
+
+    @property
+    def is_symlink(self) -> bool:
+        return self.mode == "120000"
 
 
 class Objects(Runner):
@@ -174,6 +190,17 @@ class Objects(Runner):
                 return False
             seen.append(entry)
         return seen[0] == seen[1]
+
+    def tree_entries(self, ref: str) -> list[TreeEntry]:
+        """Every blob of the tree at ``ref``, recursively (symlinks included, by mode)."""
+        out = self.git("ls-tree", "-r", "-z", "--full-tree", ref, strip=False)
+        entries = []
+        for record in out.split("\0"):
+            meta, tab, name = record.partition("\t")
+            if tab and meta.split(" ")[1:2] == ["blob"]:
+                mode, _kind, sha = meta.split(" ")
+                entries.append(TreeEntry(mode, sha, name))
+        return entries
 
     # -- tree diffs ----------------------------------------------------------------------
 

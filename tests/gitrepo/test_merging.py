@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from changelog_tools import gitrepo
 from changelog_tools.errors import GitError
 from changelog_tools.gitrepo import open_repo
 from tests.conftest import commit_files, git
@@ -171,3 +172,18 @@ def test_commits_from_plumbing_touch_neither_checkout_nor_index(
     assert main != repo_head
     with pytest.raises(GitError, match="commit-tree"):
         repo.commit_tree(tree, ["no-such-commit"], "bad")
+
+
+def test_merge_file_marks_a_conflict_with_the_given_labels(tmp_path: Path) -> None:
+    base, ours, theirs = (tmp_path / n for n in ("base", "ours", "theirs"))
+    base.write_text("a\nb\nc\n")
+    ours.write_text("a\nB1\nc\n")
+    theirs.write_text("a\nB2\nc\n")
+    merged = gitrepo.merge_file(ours, base, theirs, labels=("mine", "old", "yours"), marker_size=3)
+    assert merged == b"a\n<<< mine\nB1\n===\nB2\n>>> yours\nc\n"
+    theirs.write_text("a\nb\nc\nd\n")
+    assert gitrepo.merge_file(ours, base, theirs, labels=("m", "o", "y"), marker_size=7) == (
+        b"a\nB1\nc\nd\n"
+    )
+    assert gitrepo.merge_file(ours, tmp_path / "missing", theirs, labels=("m", "o", "y"),
+                              marker_size=7) is None  # fmt: skip
