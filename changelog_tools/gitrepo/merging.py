@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -132,6 +131,8 @@ class Merging(Refs):
         never touched: it is built in a temporary index."""
         listed = self.git("ls-tree", parent, "--", path)
         mode = listed.split(" ", 1)[0] if listed else "100644"
+        import tempfile  # here, not at import: the merge driver loads this package per commit
+
         with tempfile.TemporaryDirectory(prefix="changelog-tools-tree-") as tmp:
             env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
             blob_file = Path(tmp) / "blob"
