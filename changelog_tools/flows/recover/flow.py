@@ -32,10 +32,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from changelog_tools.config import Config
-from changelog_tools.errors import AbortedError, ChangelogToolsError
+from changelog_tools.errors import AbortedError
 from changelog_tools.flows.landing.authorize import authorize_body
 from changelog_tools.flows.landing.ports import RecoverGitHub
-from changelog_tools.flows.landing.progress import Console, LineConsole, TerminalConsole
+from changelog_tools.flows.landing.progress import (
+    Console,
+    LineConsole,
+    TerminalConsole,
+    telling_what_is_on_github,
+)
 from changelog_tools.flows.merge import git as mg
 from changelog_tools.flows.recover import git as rg
 from changelog_tools.flows.recover.base import Existing, Remote
@@ -110,15 +115,8 @@ class RecoverFlow(RecoverWrites):
             if self.confirm is not None and not self.confirm(outcome):
                 raise AbortedError("stopped before the first write; nothing was changed")
             remote = Remote(request, branch)
-            try:
+            with telling_what_is_on_github(remote, self._console, "recover"):
                 return self._write(request, plan, target, source, scope, existing, remote)
-            except ChangelogToolsError as exc:
-                remote.tell(exc)
-                raise
-            except KeyboardInterrupt:
-                if remote.summary():
-                    self._console.line(f"[recover] interrupted. {remote.summary()}")
-                raise
 
     def _plan(
         self,
