@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MODULE_LIMIT = 600
 FUNCTION_LIMIT = 80
-GIT_ADAPTER = "gitrepo.py"
+GIT_ADAPTER = ("gitrepo", "gitrepo.py")  # the package, or the module it once was
 RAW_GIT = ("git", "git_ok", "git_status")
 
 
@@ -66,7 +66,7 @@ def main(argv: list[str]) -> int:
                 long_functions.append(
                     (length, f"{rel}:{fn.lineno} {fn.name}", bool(ast.get_docstring(fn)))
                 )
-        if path.name != GIT_ADAPTER:
+        if path.relative_to(package).parts[0] not in GIT_ADAPTER:
             raw += [f"{rel}:{line}" for line in _raw_git_calls(tree)]
     print(f"package lines: {total}")
     print(f"modules over {MODULE_LIMIT} lines: {len(big_modules)}")
@@ -78,7 +78,7 @@ def main(argv: list[str]) -> int:
     )
     for length, where, doc in sorted(long_functions, reverse=True):
         print(f"  {length:5d} {where}{'' if doc else '  (no docstring)'}")
-    print(f"raw git calls outside {GIT_ADAPTER}: {len(raw)}")
+    print(f"raw git calls outside {GIT_ADAPTER[0]}/: {len(raw)}")
     for where in raw:
         print(f"  {where}")
     return 0

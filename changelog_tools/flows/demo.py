@@ -29,7 +29,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -37,6 +36,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from changelog_tools.errors import DataError, ExternalError
+from changelog_tools.flows.demo_sandbox import (
+    HOWTO_FILE,
+    SANDBOX_FILE,
+    SANDBOX_PR,
+    START_FILE,
+    STATE_FILE,
+    announce,
+    howto,
+    port_of,
+    save_json,
+    tool_command,
+    write_env,
+)
 
 if TYPE_CHECKING:
     from changelog_tools.testing.fakegithub import FakeGitHub
@@ -294,189 +306,165 @@ def _story(
     result: DemoResult,
     say: Callable[[str], None],
 ) -> None:
+    """The demo's story, chapter by chapter (each command's exit code checked)."""
     from changelog_tools.testing.fakegithub import FakeGitHub
 
     assert isinstance(fake, FakeGitHub)
-    link = "https://github.com/example-org/inferencex-mini/pull/"
-    alice, bob, maintainer = paths["alice"], paths["bob"], paths["maintainer"]
+    story = _Story(shell, paths, fake, result, say)
+    story.two_pull_requests()
+    story.fix_and_sign_off()
+    story.merge_both()
+    story.reuse_on_main()
+    story.recover_a_lost_ingest()
+    story.the_end()
 
-    def open_pr(who: Path, number: int, branch: str, title: str, text: str) -> str:
-        return _open_pr(shell, fake, who, number, branch, title, text)
 
-    def sweep(branch: str, head: str, key: str | None = None) -> int:
-        return _sweep(fake, branch, head, key)
+_LINK = "https://github.com/example-org/inferencex-mini/pull/"
 
-    def step(title: str, who: Path, argv: Sequence[str], expected: int) -> Step:
+
+@dataclass
+class _Story:
+    """The chapters of the demo over one world; ``step`` runs a command as a user would."""
+
+    shell: _Shell
+    paths: dict[str, Path]
+    fake: FakeGitHub
+    result: DemoResult
+    say: Callable[[str], None]
+
+    def step(self, title: str, who: Path, argv: Sequence[str], expected: int) -> Step:
+        say = self.say
         say("")
         say(f"== {title}")
         say(f"   {who.name}$ changelog-tools {' '.join(argv)}")
-        proc = shell.tool(who, *argv)
+        proc = self.shell.tool(who, *argv)
         for line in (proc.stderr + proc.stdout).splitlines():
             say(f"   | {line}")
         done = Step(title, tuple(argv), proc.returncode, expected, proc.stdout, proc.stderr)
         mark = "as expected" if done.ok else f"UNEXPECTED (wanted {expected})"
         say(f"   exit {proc.returncode} ({mark})")
-        result.steps.append(done)
+        self.result.steps.append(done)
         if not done.ok:
             raise DataError(f"demo step {title!r} exited {proc.returncode}, expected {expected}")
         return done
 
-    say("")
-    say("== 0. two pull requests, both appending to perf-changelog.yaml")
-    head_a = open_pr(
-        alice, 1, "tune-llama", "Tune llama 70B TP sizes on gpu-a",
-        _entry("Tune the TP sizes for llama 70B on gpu-a", f"{link}1/files", "llama70b-fp8-gpu-a-vllm"),
-    )  # fmt: skip
-    run_a = sweep("tune-llama", head_a)
-    head_b = open_pr(
-        bob, 2, "mixtral-image", "Upgrade the gpu-b TensorRT image",
-        _entry("Upgrade the gpu-b TensorRT image to 1.3.0", "XXX", "mixtral-fp4-gpu-b-trt"),
-    )  # fmt: skip
-    run_b = sweep("mixtral-image", head_b)
-    say(
-        f"   PR #1 (alice, tune-llama) appends an entry whose pr-link is .../pull/1/files; swept by run {run_a}"
-    )
-    say(f"   PR #2 (bob, mixtral-image) appends an entry with pr-link XXX; swept by run {run_b}")
+    def two_pull_requests(self) -> None:
+        """0. alice's and bob's pull requests, both appending to the changelog, both swept."""
+        say, fake = self.say, self.fake
+        say("")
+        say("== 0. two pull requests, both appending to perf-changelog.yaml")
+        head_a = _open_pr(
+            self.shell, fake, self.paths["alice"], 1, "tune-llama",
+            "Tune llama 70B TP sizes on gpu-a",
+            _entry("Tune the TP sizes for llama 70B on gpu-a", f"{_LINK}1/files",
+                   "llama70b-fp8-gpu-a-vllm"),
+        )  # fmt: skip
+        run_a = _sweep(fake, "tune-llama", head_a)
+        head_b = _open_pr(
+            self.shell, fake, self.paths["bob"], 2, "mixtral-image",
+            "Upgrade the gpu-b TensorRT image",
+            _entry("Upgrade the gpu-b TensorRT image to 1.3.0", "XXX", "mixtral-fp4-gpu-b-trt"),
+        )  # fmt: skip
+        run_b = _sweep(fake, "mixtral-image", head_b)
+        say(
+            "   PR #1 (alice, tune-llama) appends an entry whose pr-link is .../pull/1/files; "
+            f"swept by run {run_a}"
+        )
+        say(
+            f"   PR #2 (bob, mixtral-image) appends an entry with pr-link XXX; swept by run {run_b}"
+        )
 
-    step("1. CI's `check` flags PR #1's pr-link", alice, ["check", "--pr", "1"], 1)
-    step("2. alice lets `fix` repair it (the hint names it), then commits and pushes", alice,
-         ["fix"], 0)  # fmt: skip
-    shell.git(alice, "commit", "-q", "-am", "Canonical pr-link")
-    shell.git(alice, "push", "-q", "origin", "tune-llama")
-    head_a = shell.git(alice, "rev-parse", "HEAD")
-    run_a = sweep("tune-llama", head_a, "llama70b-fp8-gpu-a-vllm")
-    say(f"   pushed {head_a[:12]}; the sweep ran again as run {run_a}")
-    step("3. `check` passes now", alice, ["check", "--pr", "1"], 0)
-    from changelog_tools.flows.demo_signoff import signoff_story
+    def fix_and_sign_off(self) -> None:
+        """1-3. `check` flags PR #1, `fix` repairs it, `check` passes; then the sign-off bot."""
+        shell, alice, step = self.shell, self.paths["alice"], self.step
+        step("1. CI's `check` flags PR #1's pr-link", alice, ["check", "--pr", "1"], 1)
+        step("2. alice lets `fix` repair it (the hint names it), then commits and pushes", alice,
+             ["fix"], 0)  # fmt: skip
+        shell.git(alice, "commit", "-q", "-am", "Canonical pr-link")
+        shell.git(alice, "push", "-q", "origin", "tune-llama")
+        head_a = shell.git(alice, "rev-parse", "HEAD")
+        run_a = _sweep(self.fake, "tune-llama", head_a, "llama70b-fp8-gpu-a-vllm")
+        self.say(f"   pushed {head_a[:12]}; the sweep ran again as run {run_a}")
+        step("3. `check` passes now", alice, ["check", "--pr", "1"], 0)
+        from changelog_tools.flows.demo_signoff import signoff_story
 
-    signoff_story(step, fake, maintainer, pr=1, say=say)
+        signoff_story(step, self.fake, self.paths["maintainer"], pr=1, say=self.say)
 
-    step(
-        "4. a maintainer looks before leaping (--dry-run changes nothing)",
-        maintainer,
-        ["merge", "1", "--dry-run"],
-        0,
-    )
-    step("5. ... and merges PR #1, reusing its sweep", maintainer, ["merge", "1"], 0)
-    step(
-        "6. PR #2 now conflicts with main in the changelog: merge resolves it and fills in its link",
-        maintainer, ["merge", "2"], 0,
-    )  # fmt: skip
-    shell.git(maintainer, "pull", "-q", "--ff-only")
-    main_sha = shell.git(maintainer, "rev-parse", "HEAD")
-    gate = step(
-        "7. on main, CI's `reuse-gate` reuses PR #2's sweep instead of sweeping again",
-        maintainer,
-        [
-            "reuse-gate",
-            "--event-name",
-            "push",
-            "--ref",
-            "refs/heads/main",
-            "--commit-sha",
-            main_sha,
-        ],
-        0,
-    )
-    try:
-        outputs = json.loads(gate.stdout)
-    except ValueError:
-        outputs = {}
-    result.reuse = {str(k): str(v) for k, v in outputs.items()}
-    if result.reuse.get("reuse-enabled") != "true":
-        raise DataError(f"demo: reuse-gate did not reuse a run: {result.reuse.get('reuse-reason')}")
-    from changelog_tools.flows.demo_recover import LOST_PR, recover_story
-
-    def open_lost() -> str:
-        shell.git(bob, "fetch", "-q", "origin")
-        return _open_pr(
-            shell, fake, bob, LOST_PR, "mixtral-gpu-a", "Raise mixtral concurrency on gpu-a",
-            _entry("Raise the mixtral concurrency on gpu-a to 64", f"{link}{LOST_PR}",
-                   "mixtral-fp4-gpu-a-sglang"),
-            start="origin/main",
+    def merge_both(self) -> None:
+        """4-6. a dry run, then `merge` of PR #1, then of PR #2 (which now conflicts)."""
+        maintainer, step = self.paths["maintainer"], self.step
+        step(
+            "4. a maintainer looks before leaping (--dry-run changes nothing)",
+            maintainer,
+            ["merge", "1", "--dry-run"],
+            0,
+        )
+        step("5. ... and merges PR #1, reusing its sweep", maintainer, ["merge", "1"], 0)
+        step(
+            "6. PR #2 now conflicts with main in the changelog: merge resolves it and fills in "
+            "its link",
+            maintainer, ["merge", "2"], 0,
         )  # fmt: skip
 
-    recover_story(
-        step,
-        fake,
-        open_pr=open_lost,
-        sweep=lambda head: sweep("mixtral-gpu-a", head),
-        maintainer=maintainer,
-        say=say,
-    )
-    shell.git(maintainer, "pull", "-q", "--ff-only")
-    result.final_changelog = (maintainer / CHANGELOG).read_bytes()
-    say("")
-    say("== the end of main's perf-changelog.yaml: every entry with its canonical link")
-    tail = result.final_changelog.decode("utf-8").split("\n\n")[-4:]
-    for line in "\n\n".join(tail).rstrip("\n").splitlines():
-        say(f"   | {line}".rstrip())
+    def reuse_on_main(self) -> None:
+        """7. `reuse-gate` on main's new commit reuses PR #2's sweep."""
+        maintainer = self.paths["maintainer"]
+        self.shell.git(maintainer, "pull", "-q", "--ff-only")
+        main_sha = self.shell.git(maintainer, "rev-parse", "HEAD")
+        gate = self.step(
+            "7. on main, CI's `reuse-gate` reuses PR #2's sweep instead of sweeping again",
+            maintainer,
+            ["reuse-gate", "--event-name", "push", "--ref", "refs/heads/main",
+             "--commit-sha", main_sha],
+            0,
+        )  # fmt: skip
+        try:
+            outputs = json.loads(gate.stdout)
+        except ValueError:
+            outputs = {}
+        reuse = {str(k): str(v) for k, v in outputs.items()}
+        self.result.reuse = reuse
+        if reuse.get("reuse-enabled") != "true":
+            raise DataError(f"demo: reuse-gate did not reuse a run: {reuse.get('reuse-reason')}")
+
+    def recover_a_lost_ingest(self) -> None:
+        """A merge whose ingest is lost, and `recover` bringing it back."""
+        from changelog_tools.flows.demo_recover import LOST_PR, recover_story
+
+        shell, fake, bob = self.shell, self.fake, self.paths["bob"]
+
+        def open_lost() -> str:
+            shell.git(bob, "fetch", "-q", "origin")
+            return _open_pr(
+                shell, fake, bob, LOST_PR, "mixtral-gpu-a", "Raise mixtral concurrency on gpu-a",
+                _entry("Raise the mixtral concurrency on gpu-a to 64", f"{_LINK}{LOST_PR}",
+                       "mixtral-fp4-gpu-a-sglang"),
+                start="origin/main",
+            )  # fmt: skip
+
+        recover_story(
+            self.step,
+            fake,
+            open_pr=open_lost,
+            sweep=lambda head: _sweep(fake, "mixtral-gpu-a", head),
+            maintainer=self.paths["maintainer"],
+            say=self.say,
+        )
+
+    def the_end(self) -> None:
+        """The end of main's changelog: every entry with its canonical link."""
+        maintainer, say = self.paths["maintainer"], self.say
+        self.shell.git(maintainer, "pull", "-q", "--ff-only")
+        self.result.final_changelog = (maintainer / CHANGELOG).read_bytes()
+        say("")
+        say("== the end of main's perf-changelog.yaml: every entry with its canonical link")
+        tail = self.result.final_changelog.decode("utf-8").split("\n\n")[-4:]
+        for line in "\n\n".join(tail).rstrip("\n").splitlines():
+            say(f"   | {line}".rstrip())
 
 
 # ----------------------------------------------------------------------------------------------
 # the kept sandbox (`demo --keep`) and serving it again (`demo --serve DIR`)
-
-SANDBOX_FILE = "sandbox.json"  # what `--serve` needs: repository, token, port, paths
-STATE_FILE = "github-state.json"  # the fake GitHub's state (FakeGitHub.snapshot)
-ENV_FILE = "env.sh"  # `. env.sh`: the fake's URL and token, the tool on PATH
-START_FILE = "start-github.sh"  # starts the fake GitHub (and its CI) again
-HOWTO_FILE = "HOWTO.txt"  # the instructions the demo printed
-SANDBOX_PR = 5  # left open, swept and unmerged, for the user to merge
-
-
-def _tool_command() -> tuple[str, Path | None]:
-    """How to run this installation of the tool: the console script beside this Python
-    (and its directory, for PATH), else `python -m changelog_tools`."""
-    bindir = Path(sys.executable).parent
-    script = shutil.which("changelog-tools", path=str(bindir))
-    if script:
-        return shlex.quote(script), Path(script).parent
-    return f"{shlex.quote(sys.executable)} -m changelog_tools", None
-
-
-def _write_env(root: Path, meta: Mapping[str, object], base_url: str) -> None:
-    _tool, bindir = _tool_command()
-    lines = [
-        "# The kept changelog-tools demo sandbox: source it (`. env.sh`) in the shell you run",
-        "# the commands from. It points the tool at the sandbox's fake GitHub on 127.0.0.1.",
-        f"export GH_TOKEN={shlex.quote(str(meta['token']))}",
-        f"export GITHUB_API_URL={shlex.quote(base_url)}",
-        "unset GITHUB_ACTIONS  # outside a workflow: the tool reads no Actions environment",
-    ]
-    if bindir is not None:
-        lines.append(f'export PATH={shlex.quote(str(bindir))}:"$PATH"')
-    (root / ENV_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-def _howto(root: Path, meta: Mapping[str, object]) -> list[str]:
-    """The instructions: start the fake again, then merge PR #3 and run the gate on main."""
-    tool, bindir = _tool_command()
-    q = shlex.quote
-    pr = meta["pr"]
-    cli = "changelog-tools" if bindir is not None else tool  # env.sh puts bindir on PATH
-    return [
-        f"Your sandbox: {root}",
-        f'  origin.git (the "GitHub" repository), clones alice/ bob/ maintainer/, {STATE_FILE}',
-        f"  (the fake GitHub's state), {ENV_FILE}, {START_FILE}. Nothing is running now.",
-        f"  PR #{pr} ({meta['branch']}, by alice) is open and swept, with a placeholder pr-link:",
-        "  merge it yourself.",
-        "",
-        "1. Start the fake GitHub and its CI again (it serves until Ctrl-C, then saves its state):",
-        f"     sh {q(str(root / START_FILE))}",
-        f"   (which runs: {tool} demo --serve {q(str(root))})",
-        "2. In another terminal:",
-        f"     . {q(str(root / ENV_FILE))}",
-        f"     cd {q(str(root / 'maintainer'))}",
-        f"     {cli} signoff verify --pr {pr} --dry-run",
-        f"     {cli} merge {pr} --dry-run",
-        f"     {cli} merge {pr}",
-        "     git pull -q --ff-only",
-        f"     {cli} reuse-gate --event-name push --ref refs/heads/main "
-        '--commit-sha "$(git rev-parse HEAD)"',
-        "   (signoff verify: the sign-off bot's verdict, pending until a code owner signs off)",
-        "3. When done: Ctrl-C in the first terminal, then",
-        f"     rm -rf {q(str(root))}",
-    ]
 
 
 def _leave_sandbox(world: _World, root: Path, say: Callable[[str], None]) -> None:
@@ -503,54 +491,29 @@ def _leave_sandbox(world: _World, root: Path, say: Callable[[str], None]) -> Non
     meta = {
         "repository": fake.repository,
         "token": world.token,
-        "port": _port(fake.base_url),
+        "port": port_of(fake.base_url),
         "config": str(world.config.relative_to(root)),
         "pr": SANDBOX_PR,
         "branch": branch,
         "run": run,
     }
-    _save_json(root / SANDBOX_FILE, meta)
+    save_json(root / SANDBOX_FILE, meta)
     fake.pull_json(fake.pulls[SANDBOX_PR])  # settle the head the fake derives from git
-    _save_json(root / STATE_FILE, fake.snapshot())
-    _write_env(root, meta, fake.base_url)
-    tool, _bindir = _tool_command()
+    save_json(root / STATE_FILE, fake.snapshot())
+    write_env(root, meta, fake.base_url)
+    tool, _bindir = tool_command()
     (root / START_FILE).write_text(
         f"#!/bin/sh\n# Serve the sandbox's fake GitHub again (until Ctrl-C).\n"
         f'exec {tool} demo --serve {shlex.quote(str(root))} "$@"\n',
         encoding="utf-8",
     )
     (root / START_FILE).chmod(0o755)
-    howto = _howto(root, meta)
-    (root / HOWTO_FILE).write_text("\n".join(howto) + "\n", encoding="utf-8")
+    lines = howto(root, meta)
+    (root / HOWTO_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
     say("")
     say(f"== kept: PR #{SANDBOX_PR} is open for you to merge (swept by run {run})")
-    for line in howto:
+    for line in lines:
         say(f"   {line}".rstrip())
-
-
-def _port(url: str) -> int:
-    return urllib.parse.urlsplit(url).port or 0
-
-
-def _save_json(path: Path, data: object) -> None:
-    from changelog_tools.fsutil import atomic_write
-
-    atomic_write(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"))
-
-
-def _announce(
-    root: Path, meta: dict[str, object], base_url: str, wanted: int, say: Callable[[str], None]
-) -> None:
-    """Record the port actually used (env.sh follows it) and say how to use the server."""
-    if _port(base_url) != meta["port"]:
-        meta["port"] = _port(base_url)
-        _save_json(root / SANDBOX_FILE, meta)
-        say(f"port {wanted} is taken; listening on another: source {ENV_FILE} again")
-    _write_env(root, meta, base_url)
-    say(f"fake GitHub for {meta['repository']} listening on {base_url}")
-    say(f"(and a fake CI running the real `check`); state from {root / STATE_FILE}")
-    say(f"in another terminal: . {shlex.quote(str(root / ENV_FILE))}; see {HOWTO_FILE}")
-    say("Ctrl-C stops it and saves the state")
 
 
 def serve_sandbox(
@@ -602,12 +565,12 @@ def serve_sandbox(
             ci.start()
             try:
                 with contextlib.suppress(KeyboardInterrupt):  # the way to stop it: exit 0
-                    _announce(root, meta, fake.base_url, wanted, say)
+                    announce(root, meta, fake.base_url, wanted, say)
                     while not stop.wait(0.2):
                         pass
             finally:
                 ci.stop()
         finally:
             fake.stop()
-            _save_json(root / STATE_FILE, fake.snapshot())
+            save_json(root / STATE_FILE, fake.snapshot())
     say(f"stopped after {len(fake.log)} requests; state saved to {root / STATE_FILE}")

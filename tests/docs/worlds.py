@@ -134,7 +134,8 @@ def kept_sandbox(demo_output: str) -> Path:
 @contextmanager
 def sandbox_world(template: Path, root: Path) -> Iterator[World]:
     """A copy of the kept sandbox, its fake GitHub and fake CI running until the block ends."""
-    from changelog_tools.flows.demo import _real_check_verdict, _write_env
+    from changelog_tools.flows.demo import _real_check_verdict
+    from changelog_tools.flows.demo_sandbox import write_env
     from changelog_tools.testing.fakeci import FakeCI
     from changelog_tools.testing.fakegithub import FakeGitHub
     from changelog_tools.testing.fakesweep import ci_push_runs
@@ -155,7 +156,7 @@ def sandbox_world(template: Path, root: Path) -> Iterator[World]:
         ci = FakeCI(fake, verdict, interval=0.05, on_merge=ci_push_runs(fake))
         ci.seen.update(c.head_sha for c in fake.check_runs)
         ci.start()
-        _write_env(root, meta, fake.base_url)
+        write_env(root, meta, fake.base_url)
         for name in ("start-github.sh", "HOWTO.txt"):  # they name the directory kept
             path = root / name
             text = path.read_text(encoding="utf-8").replace(str(template), str(root))

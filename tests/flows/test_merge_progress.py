@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from changelog_tools import config as config_mod
-from changelog_tools.errors import AbortedError
+from changelog_tools.errors import AbortedError, ChangelogToolsError, DataError
 from changelog_tools.flows.landing.plan import MergeRequest
 from changelog_tools.flows.landing.progress import (
     Console,
@@ -17,6 +17,7 @@ from changelog_tools.flows.landing.progress import (
     TerminalConsole,
     WaitReporter,
     duration,
+    telling_what_is_on_github,
 )
 from changelog_tools.flows.landing.wait import CheckWaiter
 from changelog_tools.github.adapter import GitHub
@@ -149,3 +150,36 @@ def test_the_live_line_is_cut_to_the_terminal_width_so_a_redraw_never_wraps() ->
         "[wait] a permanent line is never cut, whatever its length\n",
     ]
     assert len(out[0]) - len("\r\x1b[K") == 29
+
+
+class Record:
+    """What a flow has done on GitHub, as the flows keep it."""
+
+    def __init__(self, done: str) -> None:
+        self.done = done
+
+    def summary(self) -> str:
+        return self.done
+
+    def tell(self, exc: ChangelogToolsError) -> None:
+        exc.add_sentence(self.done)
+
+
+def test_a_failure_or_an_interrupt_says_what_is_already_on_github() -> None:
+    lines: list[str] = []
+    console = LineConsole(lines.append)
+    done = Record("Already on GitHub: PR #4")
+    with pytest.raises(DataError) as failed, telling_what_is_on_github(done, console, "recover"):
+        raise DataError("the push was refused")
+    assert "the push was refused" in failed.value.message
+    assert "Already on GitHub: PR #4" in failed.value.message
+    assert lines == []  # the error carries it; nothing printed twice
+    with pytest.raises(KeyboardInterrupt), telling_what_is_on_github(done, console, "merge"):
+        raise KeyboardInterrupt
+    assert lines == ["[merge] interrupted. Already on GitHub: PR #4"]
+    with pytest.raises(KeyboardInterrupt), telling_what_is_on_github(Record(""), console, "merge"):
+        raise KeyboardInterrupt
+    assert len(lines) == 1  # nothing on GitHub yet: nothing to say
+    with telling_what_is_on_github(done, console, "merge"):
+        pass
+    assert len(lines) == 1

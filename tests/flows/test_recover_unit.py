@@ -1,4 +1,4 @@
-"""`recover`'s pieces on their own: run URLs, the ingest verdict of a run's jobs, the recovery's
+"""`recover`'s pieces on their own: run URLs, the recovery's
 bytes (property-based: the default branch's bytes are kept exactly), and the git plumbing."""
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ from hypothesis import strategies as st
 from changelog_tools import config as config_mod
 from changelog_tools.errors import DataError, UsageError
 from changelog_tools.flows.recover import git as rg
-from changelog_tools.flows.recover.flow import _fill
+from changelog_tools.flows.recover.base import fill as _fill
 from changelog_tools.flows.recover.plan import RecoverRequest
 from changelog_tools.flows.recover.scope import Scope, ScopeEntry, recovery_changelog
-from changelog_tools.flows.recover.target import RunRef, ingest_state, parse_run_url
-from changelog_tools.github.records import Job
+from changelog_tools.flows.recover.target import RunRef, parse_run_url
 from changelog_tools.gitrepo import open_repo
 from changelog_tools.ledger.document import parse_ledger
 from tests.conftest import commit_files, git
@@ -65,57 +64,6 @@ def test_anything_else_is_a_usage_error_that_shows_the_shape(url: str) -> None:
 def test_a_run_of_another_repository_is_refused() -> None:
     with pytest.raises(UsageError, match="is of other/repo, but the repository is"):
         parse_run_url("https://github.com/other/repo/actions/runs/1", repository=REPO)
-
-
-# -- the ingest verdict ---------------------------------------------------------------------------
-
-
-def jobs(*pairs: tuple[str, str | None]) -> list[Job]:
-    return [Job(i, name, "completed", c, None) for i, (name, c) in enumerate(pairs)]
-
-
-def test_a_skipped_or_failed_ingest_is_lost() -> None:
-    skipped = ingest_state(
-        jobs(("single-node 1k1k / a", "cancelled"), ("trigger-ingest", "skipped")), CONFIG
-    )
-    assert skipped.lost and "no ingest job succeeded (trigger-ingest skipped)" in skipped.why
-    failed = ingest_state(
-        jobs(("trigger-ingest", "failure"), ("trigger-agentic-ingest", "skipped")), CONFIG
-    )
-    assert failed.lost and "trigger-agentic-ingest skipped" in failed.why
-    none = ingest_state(jobs(("setup", "success")), CONFIG)
-    assert none.lost and "no ingest job (trigger-ingest, trigger-agentic-ingest)" in none.why
-
-
-def test_an_ingest_after_a_cancelled_sweep_is_a_bogus_ingest() -> None:
-    state = ingest_state(
-        jobs(
-            ("single-node 1k1k / a", "cancelled"),
-            ("eval / a", "success"),
-            ("trigger-ingest", "success"),
-        ),
-        CONFIG,
-    )
-    assert (
-        state.lost
-        and "a bogus ingest" in state.why
-        and "single-node 1k1k / a cancelled" in state.why
-    )
-    assert not state.reuse_enabled
-
-
-def test_an_ingest_that_reused_or_followed_a_complete_sweep_is_not_lost() -> None:
-    reused = ingest_state(
-        jobs(("single-node 1k1k / a", "skipped"), ("trigger-ingest", "success")), CONFIG
-    )
-    assert not reused.lost and reused.reuse_enabled and reused.why.endswith("reusing a sweep")
-    swept = ingest_state(
-        jobs(("single-node 1k1k / a", "success"), ("trigger-ingest", "success")), CONFIG
-    )
-    assert (
-        not swept.lost and not swept.reuse_enabled and swept.why.endswith("after a complete sweep")
-    )
-    assert swept.ingest_succeeded() == ("trigger-ingest",)
 
 
 # -- the recovery's bytes -------------------------------------------------------------------------

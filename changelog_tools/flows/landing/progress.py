@@ -9,9 +9,12 @@ pending checks changes or a minute has passed, so a 15-minute wait stays a short
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
+
+from changelog_tools.errors import ChangelogToolsError
 
 # Erase the live line: back to column 0, clear to the end of the line (ANSI EL).
 CLEAR_LINE = "\r\x1b[K"
@@ -147,3 +150,25 @@ class WaitReporter:
 
     def done(self) -> None:
         self.console.clear_status()
+
+
+class RemoteRecord(Protocol):
+    """What a flow has done on GitHub so far, worded for a failure or an interrupt."""
+
+    def summary(self) -> str: ...
+    def tell(self, exc: ChangelogToolsError) -> None: ...
+
+
+@contextmanager
+def telling_what_is_on_github(remote: RemoteRecord, console: Console, flow: str) -> Iterator[None]:
+    """Around a flow's writes: a failure's message gains what is already on GitHub, and an
+    interrupt (exit 130 follows) first says it, so the user knows what a re-run will find."""
+    try:
+        yield
+    except ChangelogToolsError as exc:
+        remote.tell(exc)
+        raise
+    except KeyboardInterrupt:
+        if remote.summary():
+            console.line(f"[{flow}] interrupted. {remote.summary()}")
+        raise

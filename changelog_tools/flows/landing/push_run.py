@@ -3,7 +3,7 @@
 Shared by `merge` (did main reuse the PR's sweep and dispatch the ingest?) and `recover` (did
 the recovery's merge do so?). The wait is bounded; progress is one line when the run appears and
 one each time its status changes, never one per look. What the run did is judged from its jobs
-by :func:`~changelog_tools.flows.recover.target.ingest_state` (GitHub's API does not show a
+by :func:`~changelog_tools.flows.landing.ingest.ingest_state` (GitHub's API does not show a
 job's outputs): benchmark jobs skipped means the sweep was reused; an ingest job that succeeded
 dispatched the ingest.
 """
@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from changelog_tools.config import Config
+from changelog_tools.flows.landing.ingest import IngestState, ingest_state, recover_command
 from changelog_tools.flows.landing.plan import PushRunReport
 from changelog_tools.flows.landing.ports import RunsGitHub, Say
 from changelog_tools.flows.landing.progress import duration
-from changelog_tools.flows.recover.target import IngestState, ingest_state
 from changelog_tools.github.adapter import WorkflowRun
 
 
@@ -82,10 +82,8 @@ def push_run_report(found: PushRun, *, sha: str, source_run: int | None, pr: int
     complete). A run that swept again instead of reusing and ingested its own complete sweep
     lost nothing: reported as not reused, and ok.
     """
-    from changelog_tools.flows.recover.plan import RecoverRequest
-
     run, state = found.run, found.state
-    recover = RecoverRequest(pr=pr, source_run=source_run).command()
+    recover = recover_command(pr=pr, source_run=source_run)
     report = PushRunReport(True, sha, source_run, recover=recover, waited_seconds=found.waited)
     if run is None:
         return replace(report, why=f"had not started after {duration(found.waited)}")

@@ -48,6 +48,7 @@ from changelog_tools.flows.landing.progress import (
     LineConsole,
     TerminalConsole,
     WaitReporter,
+    telling_what_is_on_github,
 )
 from changelog_tools.flows.landing.squash import squash_merge
 from changelog_tools.flows.landing.wait import FAILING_CONCLUSIONS, CheckWaiter
@@ -177,7 +178,7 @@ class Flow:
                 return Outcome(plan, False, None, True)
             # 2. authorize, 3. push, 4. wait, 5. merge
             remote = RemoteState(plan)
-            try:
+            with telling_what_is_on_github(remote, self._console, "merge"):
                 remote.posted = post_authorization(
                     plan=plan, github=self.github, config=self.config, say=self.say
                 )
@@ -191,14 +192,6 @@ class Flow:
                     clock=self.clock,
                 ).wait(sha=plan.candidate, pr=plan.pr, request=request)
                 result = squash_merge(plan=plan, request=request, github=self.github, say=self.say)
-            except ChangelogToolsError as exc:
-                remote.tell(exc)
-                raise
-            except KeyboardInterrupt:
-                # exit 130 follows; say first what a re-run will find on GitHub
-                if remote.summary():
-                    self._console.line(f"[merge] interrupted. {remote.summary()}")
-                raise
             # 6. main's push run: did it reuse the sweep and dispatch the ingest?
             report = self.push_run(request, result, source_run=plan.source.id)
             return Outcome(plan, True, result, False, push_run=report)
@@ -303,7 +296,7 @@ class Flow:
         # The flow never checks anything out in the user's worktree; this guards that promise.
         moved = self.repo.current_branch() != branch or self.repo.try_rev_parse("HEAD") != sha
         if moved and branch:
-            self.repo.git_ok("checkout", "--quiet", branch)
+            self.repo.checkout(branch)
 
 
 def run_merge(

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import FrameType
 
 from changelog_tools.errors import AbortedError, GitError
-from changelog_tools.gitrepo import GitRepo, git_status, open_repo
+from changelog_tools.gitrepo import GitRepo, open_repo
 
 # Private namespace for the refs the flow fetches; deleted when the flow ends.
 PRIVATE_REF_PREFIX = "refs/changelog-tools/merge"
@@ -56,13 +56,8 @@ def fetch_refs(
     """Fetch main and the PR branch; return (main sha, PR head sha) as the remote has them."""
     main_ref = f"refs/remotes/{remote}/{main_branch}"
     head_ref = f"{PRIVATE_REF_PREFIX}/pr-{pr}-head"
-    repo.git(
-        "fetch",
-        "--quiet",
-        "--no-tags",
-        remote,
-        f"+refs/heads/{main_branch}:{main_ref}",
-        f"+refs/heads/{head_branch}:{head_ref}",
+    repo.fetch_refs(
+        remote, [(f"refs/heads/{main_branch}", main_ref), (f"refs/heads/{head_branch}", head_ref)]
     )
     return repo.rev_parse(main_ref), repo.rev_parse(head_ref)
 
@@ -71,7 +66,7 @@ def delete_private_refs(repo: GitRepo, pr: int) -> None:
     """Remove the refs :func:`fetch_refs` created (best effort; used in cleanup)."""
     ref = f"{PRIVATE_REF_PREFIX}/pr-{pr}-head"
     if repo.try_rev_parse(ref):
-        repo.git_ok("update-ref", "-d", ref)
+        repo.try_delete_ref(ref)
 
 
 @dataclass(frozen=True)
@@ -115,10 +110,7 @@ def scratch_worktree(repo: GitRepo, *, start: str, pr: int) -> Iterator[Scratch]
     try:
         hooks.mkdir()
         try:
-            repo.git(
-                "-c", f"core.hooksPath={hooks}", "worktree", "add", "--quiet", "-b", branch,
-                str(path), start,
-            )  # fmt: skip
+            repo.add_worktree(path, branch=branch, start=start, hooks_dir=hooks)
             scratch = open_repo(path)
             scratch.update_environment(**no_hooks_env(hooks))
             yield Scratch(scratch, branch, path)
@@ -131,16 +123,15 @@ def scratch_worktree(repo: GitRepo, *, start: str, pr: int) -> Iterator[Scratch]
 
 def remove_worktree(repo: GitRepo, path: Path, branch: str) -> None:
     """Force-remove a worktree and its branch; never raises (runs during cleanup)."""
-    repo.git_ok("worktree", "remove", "--force", str(path))
+    repo.remove_worktree(path)
     shutil.rmtree(path, ignore_errors=True)
-    repo.git_ok("worktree", "prune")
-    repo.git_ok("branch", "-D", branch)
+    repo.prune_worktrees()
+    repo.delete_branch(branch)
 
 
 def leftover_scratch(repo: GitRepo) -> list[str]:
     """Temporary branches a killed earlier run left behind (for tests and doctor output)."""
-    out = repo.git("for-each-ref", "--format=%(refname:short)", "refs/heads/changelog-tools/")
-    return [line for line in out.splitlines() if line]
+    return repo.ref_names("refs/heads/changelog-tools/", short=True)
 
 
 @dataclass(frozen=True)
@@ -156,57 +147,48 @@ def merge_main(scratch: Scratch, *, main_sha: str, message: str) -> MergeAttempt
     wt = scratch.repo
     if wt.is_ancestor(main_sha, "HEAD"):
         return MergeAttempt(merged=False, conflicted=())
-    status, _out, err = git_status(wt, "merge", "--no-ff", "--no-edit", "-m", message, main_sha)
-    if status != 0:
+    failed = wt.merge(main_sha, message=message)
+    if failed is not None:
         # The exit code of `git merge` is ambiguous (1 for a conflict and for a bad ref):
         # decide from the unmerged paths, not from the status.
         conflicted = unmerged_paths(wt)
         if not conflicted:
-            raise GitError(f"git merge of main failed: {err.strip() or f'exit status {status}'}")
+            raise GitError(f"git merge of main failed: {failed}")
         return MergeAttempt(merged=True, conflicted=tuple(conflicted))
     return MergeAttempt(merged=True, conflicted=())
 
 
 def unmerged_paths(repo: GitRepo) -> list[str]:
-    out = repo.git("diff", "--name-only", "--diff-filter=U", "-z", strip=False)
-    return sorted({p for p in out.split("\0") if p})
+    return repo.unmerged_paths()
 
 
 def abort_merge(repo: GitRepo) -> None:
-    repo.git_ok("merge", "--abort")
+    repo.abort_merge()
 
 
 def write_and_stage(repo: GitRepo, path: str, data: bytes) -> None:
     target = Path(repo.path) / path
     target.write_bytes(data)
-    repo.git("add", "--", path)
+    repo.stage(path)
 
 
 def commit(repo: GitRepo, message: str, *, amend: bool = False, allow_empty: bool = False) -> str:
     """Commit the index (``--no-verify``: the PR's hooks are not the tool's to run)."""
-    args = ["commit", "--quiet", "--no-verify", "-m", message]
-    if amend:
-        args.append("--amend")
-    if allow_empty:
-        args.append("--allow-empty")
-    repo.git(*args)
-    return repo.rev_parse("HEAD")
+    return repo.commit(message, amend=amend, allow_empty=allow_empty)
 
 
 def conclude_merge(repo: GitRepo) -> str:
     """Commit a merge whose conflicts were resolved and staged, keeping git's merge message."""
-    repo.git("commit", "--quiet", "--no-verify", "--no-edit")
-    return repo.rev_parse("HEAD")
+    return repo.conclude_merge()
 
 
 def commit_message(repo: GitRepo, ref: str) -> str:
-    return repo.git("log", "-1", "--format=%B", ref)
+    return repo.message(ref)
 
 
 def pr_commit_subjects(repo: GitRepo, *, main_sha: str, head: str) -> list[str]:
     """Full messages of the PR's own commits (not main's), oldest first."""
-    out = repo.git("log", "--reverse", "--no-merges", "--format=%B%x00", f"{main_sha}..{head}")
-    return [m.strip() for m in out.split("\0") if m.strip()]
+    return repo.messages_between(main_sha, head)
 
 
 _REMOTE_REFUSED = re.compile(r"\[remote rejected\] \(([^)\n]*)\)")
@@ -221,7 +203,7 @@ def push(repo: GitRepo, *, remote: str, sha: str, branch: str, what: str) -> Non
     itself, after `gh pr checkout`); the flow runs no code but its own.
     """
     refspec = f"{sha}:refs/heads/{branch}"
-    status, out, err = git_status(repo, "push", "--porcelain", "--no-verify", remote, refspec)
+    status, out, err = repo.try_push(remote, refspec)
     if status != 0:
         text = f"{out}\n{err}"
         refused = _REMOTE_REFUSED.search(text)

@@ -43,8 +43,7 @@ class GateReuse:
         policy = reuse.Policy.from_config(self.config)
         # The PR's commits as they will be once the candidate is pushed: read from git, which
         # costs no request and already includes the commit the flow adds.
-        out = self.repo.git("rev-list", f"{main_sha}..{candidate}")
-        shas = frozenset(out.split())
+        shas = frozenset(self.repo.commits_between(main_sha, candidate, ()))
         log = lambda m: self.progress(f"[preflight] {m}")  # noqa: E731
         if run_id is not None:
             source, why = reuse.pinned_source(run_id, pull, shas, policy, self.github, log)

@@ -16,11 +16,8 @@ here rewrites a pushed commit.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from changelog_tools.gitrepo import GitRepo
 
@@ -36,46 +33,31 @@ FALLBACK_IDENTITY = {
 
 def identity(repo: GitRepo) -> dict[str, str]:
     """Variables for commit-tree: none when git has an identity, the fallback otherwise."""
-    status, _out, _err = repo.git_status("var", "GIT_COMMITTER_IDENT")
-    return {} if status == 0 else dict(FALLBACK_IDENTITY)
+    return {} if repo.has_identity() else dict(FALLBACK_IDENTITY)
 
 
 def fetch(repo: GitRepo, *, remote: str, refspecs: Mapping[str, str]) -> dict[str, str]:
     """Fetch each remote ref into a private ref; return {remote ref: SHA}."""
-    specs = [f"+{src}:{PRIVATE_REF_PREFIX}/{name}" for name, src in refspecs.items()]
-    repo.git("fetch", "--quiet", "--no-tags", remote, *specs)
+    repo.fetch_refs(
+        remote, [(src, f"{PRIVATE_REF_PREFIX}/{name}") for name, src in refspecs.items()]
+    )
     return {src: repo.rev_parse(f"{PRIVATE_REF_PREFIX}/{name}") for name, src in refspecs.items()}
 
 
 def remote_branch(repo: GitRepo, *, remote: str, branch: str) -> str | None:
     """The SHA ``branch`` has on ``remote``, or None when it does not exist (no fetch)."""
-    out = repo.git("ls-remote", "--heads", remote, f"refs/heads/{branch}")
-    for line in out.splitlines():
-        sha, _, ref = line.partition("\t")
-        if ref == f"refs/heads/{branch}":
-            return sha
-    return None
+    return repo.remote_branch(remote, branch)
 
 
 def delete_private_refs(repo: GitRepo) -> None:
     """Remove every ref :func:`fetch` made (best effort; used in cleanup)."""
-    refs = repo.git("for-each-ref", "--format=%(refname)", PRIVATE_REF_PREFIX)
-    for ref in refs.splitlines():
-        repo.git_ok("update-ref", "-d", ref)
-
-
-def _commit_tree(
-    repo: GitRepo, tree: str, parents: tuple[str, ...], message: str, env: Mapping[str, str]
-) -> str:
-    args = ["commit-tree", tree]
-    for parent in parents:
-        args += ["-p", parent]
-    return repo.git(*args, "-m", message, env=env or None)
+    for ref in repo.ref_names(PRIVATE_REF_PREFIX):
+        repo.try_delete_ref(ref)
 
 
 def bootstrap(repo: GitRepo, *, main_sha: str, message: str) -> str:
     """An empty commit on ``main_sha`` (same tree)."""
-    return _commit_tree(repo, f"{main_sha}^{{tree}}", (main_sha,), message, identity(repo))
+    return repo.commit_tree(f"{main_sha}^{{tree}}", (main_sha,), message, identity(repo))
 
 
 def with_file(repo: GitRepo, *, parent: str, path: str, data: bytes, message: str) -> str:
@@ -84,24 +66,13 @@ def with_file(repo: GitRepo, *, parent: str, path: str, data: bytes, message: st
     Built in a temporary index (read-tree, update-index, write-tree), as the reference
     procedure does, so no work tree is involved; the file keeps its mode.
     """
-    listed = repo.git("ls-tree", parent, "--", path)
-    mode = listed.split(" ", 1)[0] if listed else "100644"
-    with tempfile.TemporaryDirectory(prefix="changelog-tools-recover-") as tmp:
-        index = os.path.join(tmp, "index")
-        blob_file = Path(tmp) / "blob"
-        blob_file.write_bytes(data)
-        env = {"GIT_INDEX_FILE": index}
-        repo.git("read-tree", parent, env=env)
-        # --no-filters: the bytes are the ledger's exact bytes, whatever .gitattributes says
-        blob = repo.git("hash-object", "-w", "--no-filters", "--", str(blob_file))
-        repo.git("update-index", "--add", "--cacheinfo", f"{mode},{blob},{path}", env=env)
-        tree = repo.git("write-tree", env=env)
-    return _commit_tree(repo, tree, (parent,), message, identity(repo))
+    tree = repo.tree_with_file(parent, path, data)
+    return repo.commit_tree(tree, (parent,), message, identity(repo))
 
 
 def carrier(repo: GitRepo, *, recovery: str, source: str, message: str) -> str:
     """The recovery commit's tree with parents (recovery commit, source commit)."""
-    return _commit_tree(repo, f"{recovery}^{{tree}}", (recovery, source), message, identity(repo))
+    return repo.commit_tree(f"{recovery}^{{tree}}", (recovery, source), message, identity(repo))
 
 
 @dataclass(frozen=True)
@@ -124,17 +95,17 @@ def branch_state(repo: GitRepo, sha: str | None, *, bootstrap_message: str) -> B
     """Classify the remote branch tip ``sha`` (already fetched) as :class:`BranchState`."""
     if sha is None:
         return BranchState("absent")
-    parents = repo.git("rev-list", "--parents", "-n", "1", sha).split()[1:]
-    message = repo.git("log", "-1", "--format=%B", sha).strip()
+    parents = repo.parents(sha)
+    message = repo.message(sha).strip()
     bootstrapped = len(parents) == 1 and message == bootstrap_message.strip()
     if bootstrapped and _same_tree(repo, sha, parents[0]):
         return BranchState("bootstrap", sha, base=parents[0], bootstrap=sha)
     if len(parents) == 2 and _same_tree(repo, sha, parents[0]):
         # carrier -> recovery commit -> bootstrap -> the default branch
-        recovery_parents = repo.git("rev-list", "--parents", "-n", "1", parents[0]).split()[1:]
+        recovery_parents = repo.parents(parents[0])
         if len(recovery_parents) == 1:
             boot = recovery_parents[0]
-            boot_parents = repo.git("rev-list", "--parents", "-n", "1", boot).split()[1:]
+            boot_parents = repo.parents(boot)
             if len(boot_parents) == 1 and _same_tree(repo, boot, boot_parents[0]):
                 return BranchState(
                     "carrier", sha, source=parents[1], base=boot_parents[0], bootstrap=boot
@@ -143,4 +114,4 @@ def branch_state(repo: GitRepo, sha: str | None, *, bootstrap_message: str) -> B
 
 
 def _same_tree(repo: GitRepo, a: str, b: str) -> bool:
-    return repo.git("rev-parse", f"{a}^{{tree}}") == repo.git("rev-parse", f"{b}^{{tree}}")
+    return repo.tree_of(a) == repo.tree_of(b)

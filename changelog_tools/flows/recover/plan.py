@@ -5,9 +5,10 @@ Nothing here talks to git or GitHub.
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 from typing import Any
+
+from changelog_tools.flows.landing.ingest import recover_command
 
 
 @dataclass(frozen=True)
@@ -24,11 +25,7 @@ class RecoverRequest:
 
     def command(self) -> str:
         """The command line that runs this request again (for "a re-run resumes" hints)."""
-        parts = ["changelog-tools", "recover"]
-        parts += [self.target] if self.target else ["--pr", str(self.pr)]
-        if self.source_run is not None:
-            parts += ["--source-run", str(self.source_run)]
-        return shlex.join(parts)
+        return recover_command(target=self.target, pr=self.pr, source_run=self.source_run)
 
 
 @dataclass(frozen=True)

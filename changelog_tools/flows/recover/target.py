@@ -5,31 +5,26 @@ original pull request (``--pr N``: the push run of the sweep workflow on its mer
 must be a completed ``push`` run of the sweep workflow on the default branch whose ingest did not
 complete, and exactly one merged pull request must have its head as merge commit.
 
-Whether the ingest completed is read from the run's jobs (GitHub's API does not show a job's
-outputs): the ingest jobs (``recover-ingest-jobs``) and the sweep's benchmark jobs
-(``recover-sweep-jobs``, skipped whenever the run reuses a sweep). The ingest is lost when no
-ingest job succeeded, or when one did after benchmark jobs ran and did not all succeed: a
-cancelled sweep ingested as if complete (the "bogus ingest").
+Whether the ingest completed is read from the run's jobs, by the rules the landing steps share
+with `merge` (:mod:`~changelog_tools.flows.landing.ingest`).
 """
 
 from __future__ import annotations
 
-import fnmatch
 import re
 import urllib.parse
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from changelog_tools.config import Config
 from changelog_tools.errors import DataError, UsageError
+from changelog_tools.flows.landing.ingest import IngestState, ingest_state
 from changelog_tools.flows.landing.ports import RecoverGitHub
 from changelog_tools.github.adapter import Job, NotFoundError, PullRequest, WorkflowRun
 
 _RUN_PATH = re.compile(
     r"/(?P<repo>[^/]+/[^/]+)/actions/runs/(?P<run>[0-9]{1,19})(?:/job/(?P<job>[0-9]{1,19}))?/?"
 )
-_SETTLED = ("success", "skipped", "neutral")
 
 
 @dataclass(frozen=True)
@@ -55,62 +50,6 @@ def parse_run_url(text: str, *, repository: str) -> RunRef:
         )
     job = match.group("job")
     return RunRef(int(match.group("run")), int(job) if job else None)
-
-
-@dataclass(frozen=True)
-class IngestState:
-    """What a push run's jobs say about its ingest."""
-
-    ingest: tuple[tuple[str, str], ...]  # (job name, conclusion or status)
-    sweep_ran: tuple[tuple[str, str], ...]  # benchmark jobs that were not skipped
-    lost: bool
-    why: str
-
-    @property
-    def reuse_enabled(self) -> bool:
-        """No benchmark job ran: the run reused a sweep (or had nothing to sweep)."""
-        return not self.sweep_ran
-
-    def ingest_succeeded(self) -> tuple[str, ...]:
-        return tuple(name for name, state in self.ingest if state == "success")
-
-
-def _matches(name: str, patterns: Sequence[str]) -> bool:
-    return any(fnmatch.fnmatchcase(name, p) for p in patterns)
-
-
-def ingest_state(jobs: Sequence[Job], config: Config) -> IngestState:
-    """Judge a completed push run's ingest from its jobs."""
-    ingest = tuple(
-        (j.name, j.conclusion or j.status or "unknown")
-        for j in jobs
-        if _matches(j.name, config.recover_ingest_jobs)
-    )
-    sweep_ran = tuple(
-        (j.name, j.conclusion or j.status or "unknown")
-        for j in jobs
-        if _matches(j.name, config.recover_sweep_jobs) and j.conclusion != "skipped"
-    )
-    ok = [name for name, state in ingest if state == "success"]
-    listed = ", ".join(f"{name} {state}" for name, state in ingest)
-    if not ingest:
-        names = ", ".join(config.recover_ingest_jobs)
-        return IngestState(ingest, sweep_ran, True, f"no ingest job ({names}) is in the run")
-    if not ok:
-        return IngestState(ingest, sweep_ran, True, f"no ingest job succeeded ({listed})")
-    bad = [(name, state) for name, state in sweep_ran if state not in _SETTLED]
-    if bad:
-        shown = ", ".join(f"{name} {state}" for name, state in bad[:3])
-        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
-        return IngestState(
-            ingest,
-            sweep_ran,
-            True,
-            f"{', '.join(ok)} succeeded, but reuse was off and the sweep it ingested did not "
-            f"complete ({shown}{more}): a bogus ingest",
-        )
-    how = "reusing a sweep" if not sweep_ran else "after a complete sweep"
-    return IngestState(ingest, sweep_ran, False, f"{', '.join(ok)} succeeded {how}")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,282 @@
+"""Objects and names, read without a process per question.
+
+A file at a revision, a tree, a blob by id and ``rev_parse`` are asked of GitPython's
+persistent ``git cat-file --batch`` reader (``Git.get_object_data``), one pipe round trip each;
+trees are parsed by GitPython (``tree_entries_from_data``) and walked here, so a path is found,
+and symlinks in it followed, without a process per file. Tree diffs (``changed_paths``,
+``tree_changes``) walk the two trees the same way and read only the subtrees that differ.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from changelog_tools.errors import GitError, UsageError
+from changelog_tools.gitrepo.runner import Runner, _ascii, _failures, _text
+
+# GitPython's ValueError for a name git answered "missing" or "ambiguous" to (3.1.41 to 3.2).
+_UNRESOLVED = "could not be resolved"
+_TREE, _LINK, _FILE, _KIND = 0o040000, 0o120000, 0o100000, 0o170000
+# git's own limit on symlinks followed in one lookup (GET_TREE_ENTRY_FOLLOW_SYMLINKS_MAX_LINKS).
+_MAX_LINKS = 40
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """One blob of a tree: its mode (``100644``, ``100755``, ``120000`` a symlink), object id
+    and path."""
+
+    mode: str
+    sha: str
+    path: str
+
+    @property
+    def is_symlink(self) -> bool:
+        return self.mode == "120000"
+
+
+class Objects(Runner):
+    """What a repository holds: objects by name, files at revisions, differences of trees."""
+
+    def _lookup(self, name: str) -> tuple[str, str, bytes] | None:
+        """(object id, type, bytes) of the object ``name`` names, or None when it names none."""
+        if "\n" in name:
+            return None  # the reader takes one name a line
+        runner = self._repo.git
+        try:
+            with _failures(f"git cat-file {name!r}"):
+                try:
+                    sha, kind, _size, data = runner.get_object_data(name)
+                except ValueError as exc:
+                    # A name that is not UTF-8 is refused before it is sent, so no such object.
+                    if isinstance(exc, UnicodeError) or _UNRESOLVED in str(exc):
+                        return None
+                    raise
+        except BaseException:  # also Ctrl-C or SIGTERM halfway through a reply
+            runner.clear_cache()  # the reader may be out of step with its pipe: start anew
+            raise
+        return _ascii(sha), _ascii(kind), data
+
+    def _tree(self, oid: str) -> dict[bytes, tuple[int, str]]:
+        """The entries of the tree ``oid``: name -> (mode, object id)."""
+        entries = self._trees.get(oid)
+        if entries is None:
+            found = self._lookup(oid)
+            if found is None or found[1] != "tree":
+                raise GitError(f"git tree {oid} is missing")
+            entries = self._trees[self._keep(found)]
+        return entries
+
+    def _keep(self, found: tuple[str, str, bytes]) -> str:
+        """Parse and cache the tree ``found`` (as :meth:`_lookup` returned it); its id."""
+        oid = found[0]
+        if oid not in self._trees:
+            from git.objects.fun import tree_entries_from_data
+
+            with _failures(f"reading the git tree {oid}"):
+                self._trees[oid] = {
+                    name.encode("utf-8", "surrogateescape"): (mode, binsha.hex())
+                    for binsha, mode, name in tree_entries_from_data(found[2])
+                }
+        return oid
+
+    def _root(self, ref: str) -> str | None:
+        """The tree of the commit ``ref`` names; None when it names no commit."""
+        found = self._lookup(f"{ref}^{{commit}}")
+        if found is None:
+            return None
+        header = found[2][: found[2].find(b"\n")]  # a commit starts "tree <id>"
+        if not header.startswith(b"tree "):
+            raise GitError(f"git commit {found[0]} has no tree")
+        return header[5:].decode("ascii")
+
+    def _find(self, root: str, path: str) -> tuple[int, str] | None:
+        """(mode, object id) at ``path`` in the tree ``root``, every symlink on the way followed
+        as ``git cat-file --follow-symlinks`` follows it (so a ``*_mtp.sh`` link reads as the
+        script it names, as in a checkout); None when nothing is there, or a link leaves the
+        tree, dangles or loops. Like git, ``..`` climbs and ``.`` names nothing."""
+        parts = path.encode("utf-8", "surrogateescape").split(b"/")
+        trail = [root]  # the trees from the root down to the current directory
+        links = 0
+        while parts:
+            name = parts.pop(0)
+            if not name:  # "a//b"
+                continue
+            if name == b"..":
+                if len(trail) == 1:
+                    return None
+                trail.pop()
+                continue
+            entry = self._tree(trail[-1]).get(name)
+            if entry is None:
+                return None
+            mode, oid = entry
+            if mode & _KIND == _TREE:
+                trail.append(oid)
+            elif mode & _KIND == _LINK:
+                links += 1
+                target = self._lookup(oid)
+                if links > _MAX_LINKS or target is None or target[2].startswith(b"/"):
+                    return None
+                parts[:0] = target[2].split(b"/")  # relative to the link's own directory
+            elif parts:
+                return None  # a file (or a submodule) where the path needs a directory
+            else:
+                return mode, oid
+        return _TREE, trail[-1]
+
+    def rev_parse(self, ref: str) -> str:
+        """The commit ``ref`` names; GitError when it names none."""
+        found = self._lookup(f"{ref}^{{commit}}")
+        if found is None:
+            raise GitError(f"{ref!r} names no commit in {self.path}")
+        return found[0]
+
+    def has_commit(self, ref: str) -> bool:
+        """True when ``ref`` names a commit present in the repository."""
+        return self._lookup(f"{ref}^{{commit}}") is not None
+
+    def try_rev_parse(self, ref: str) -> str | None:
+        try:
+            return self.rev_parse(ref)
+        except GitError:
+            return None
+
+    def user_commit(self, ref: str) -> str:
+        """The commit a revision the user typed (``--base-ref``, ``--ref``) names.
+
+        A revision that does not exist here is the command line's fault, not git's: a usage
+        error (exit 2) with one wording everywhere and a hint, never retried.
+        """
+        sha = self.try_rev_parse(ref)
+        if sha is None:
+            raise UsageError(
+                f"unknown revision {ref!r} in {self.path}",
+                hint="fetch it first (CI checkouts need `fetch-depth: 0`), or check the spelling",
+            )
+        return sha
+
+    def read_blob(self, ref: str, path: str) -> bytes | None:
+        """Exact bytes of ``path`` at ``ref``; None when the path does not exist there."""
+        root = self._root(ref)
+        if root is None:
+            raise GitError(f"unknown git revision {ref!r}")
+        found = self._find(root, path)
+        if found is None or found[0] & _KIND != _FILE:
+            return None  # absent, a directory or a submodule: there is no file of that name
+        return self.read_object(found[1])
+
+    def read_object(self, sha: str) -> bytes:
+        """Exact bytes of the blob ``sha``."""
+        found = self._lookup(sha)
+        if found is None:
+            raise GitError(f"git object {sha} is missing")
+        return found[2]
+
+    def same_file(self, a: str, b: str, path: str) -> bool:
+        """Whether ``path`` is the same regular file (mode and blob) at revisions ``a`` and
+        ``b``: then its bytes at one are its bytes at the other, and need not be read twice.
+        Answered from the two parent trees (small); False whenever that cannot be told
+        cheaply (a symlink, whose target may differ; a missing path or revision)."""
+        directory, _, name = path.rpartition("/")
+        seen = []
+        for rev in (a, b):
+            root = self._root(rev)
+            parent = self._find(root, directory) if root is not None else None
+            if parent is None or parent[0] != _TREE:
+                return False
+            entry = self._tree(parent[1]).get(name.encode("utf-8", "surrogateescape"))
+            if entry is None or entry[0] not in (0o100644, 0o100755):
+                return False
+            seen.append(entry)
+        return seen[0] == seen[1]
+
+    def tree_entries(self, ref: str) -> list[TreeEntry]:
+        """Every blob of the tree at ``ref``, recursively (symlinks included, by mode)."""
+        out = self.git("ls-tree", "-r", "-z", "--full-tree", ref, strip=False)
+        entries = []
+        for record in out.split("\0"):
+            meta, tab, name = record.partition("\t")
+            if tab and meta.split(" ")[1:2] == ["blob"]:
+                mode, _kind, sha = meta.split(" ")
+                entries.append(TreeEntry(mode, sha, name))
+        return entries
+
+    # -- tree diffs ----------------------------------------------------------------------
+
+    def changed_paths(self, a: str, b: str) -> list[str]:
+        """Paths whose files differ between the revisions ``a`` and ``b`` (added, deleted or
+        modified, renames as both): what ``git diff --name-only --no-renames A B`` lists, in
+        its order."""
+        trees = []
+        for rev in (a, b):
+            found = self._lookup(f"{rev}^{{tree}}")
+            if found is None:
+                raise GitError(f"unknown git revision {rev!r}")
+            trees.append(self._keep(found))
+        return self._changes(trees[0], trees[1])
+
+    def tree_changes(self, a: str, b: str) -> list[str]:
+        """Paths whose entries differ between the trees ``a`` and ``b`` name (tree ids or
+        ``REV^{tree}``): what ``git diff-tree -r --name-only --no-renames A B`` lists, in its
+        order, without a process of its own (the drift guard asks this of a fresh merge tree
+        on every reuse)."""
+        trees = []
+        for name in (a, b):
+            found = self._lookup(name)
+            if found is None or found[1] != "tree":
+                raise GitError(f"{name!r} names no tree in {self.path}")
+            trees.append(self._keep(found))
+        return self._changes(trees[0], trees[1])
+
+    def _changes(self, a: str, b: str) -> list[str]:
+        """The walk behind both diffs. Only subtrees whose ids differ are read. A name is a
+        different entry as a file and as a directory (``x`` and ``x/``), as git sorts and
+        compares them, so a file replaced by a directory is one deletion and N additions."""
+        changed: list[str] = []
+
+        def keyed(oid: str | None) -> dict[bytes, tuple[int, str]]:
+            if oid is None:
+                return {}
+            return {
+                name + b"/" if mode & _KIND == _TREE else name: (_canon_mode(mode), sha)
+                for name, (mode, sha) in self._tree(oid).items()
+            }
+
+        def walk(left: str | None, right: str | None, prefix: bytes) -> None:
+            old, new = keyed(left), keyed(right)
+            for key in sorted(old.keys() | new.keys()):  # git's order: "a.b" < "a/" < "a0"
+                x, y = old.get(key), new.get(key)
+                if x == y:
+                    continue
+                if key.endswith(b"/"):
+                    walk(x[1] if x else None, y[1] if y else None, prefix + key)
+                else:
+                    changed.append(_text(prefix + key))
+
+        walk(a, b, b"")
+        return changed
+
+    def _path_id(self, rev: str, path: str) -> tuple[int, str] | None:
+        root = self._root(rev)
+        if root is None:
+            raise GitError(f"unknown git revision {rev!r}")
+        return self._find(root, path)
+
+    def tree_of(self, rev: str) -> str:
+        """The id of the tree ``rev`` names (``git rev-parse REV^{tree}``); GitError when it
+        names none. Two commits with one tree changed no file between them."""
+        found = self._lookup(f"{rev}^{{tree}}")
+        if found is None:
+            raise GitError(f"{rev!r} names no tree in {self.path}")
+        return found[0]
+
+
+def _canon_mode(mode: int) -> int:
+    """A tree entry's mode as git compares it: a file is 644 or 755 whatever else it says."""
+    kind = mode & _KIND
+    if kind == _FILE:
+        return 0o100755 if mode & 0o100 else 0o100644
+    if kind in (_LINK, _TREE):
+        return kind
+    return 0o160000  # a gitlink (submodule)

@@ -1,0 +1,109 @@
+"""The repository: :class:`GitRepo`, found the way git finds it (:func:`open_repo`), and paths
+as git names them in a tree."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from changelog_tools.errors import GitError, UsageError
+from changelog_tools.gitrepo.merging import Merging
+from changelog_tools.gitrepo.runner import _text, scrub_environment
+
+
+class GitRepo(Merging):
+    """A local repository (work tree or bare); every git command runs in it.
+
+    Its questions come in layers, each a module of this package: running git
+    (:mod:`~changelog_tools.gitrepo.runner`), objects and trees
+    (:mod:`~changelog_tools.gitrepo.objects`), history (:mod:`~changelog_tools.gitrepo.history`),
+    refs and remotes (:mod:`~changelog_tools.gitrepo.refs`), commits and merges
+    (:mod:`~changelog_tools.gitrepo.merging`).
+    """
+
+
+# git's messages in English whatever the user's locale, so errors read the same everywhere.
+_C_LOCALE = {"LC_ALL": "C", "LANGUAGE": "C"}
+
+
+def open_repo(path: Path | str = ".") -> GitRepo:
+    """Open the repository containing ``path``.
+
+    Found by one plain ``git rev-parse`` process, not GitPython's ``Repo``: the process costs
+    about 2 ms, importing GitPython 40 to 50 ms, and in a rebase the merge driver needs nothing
+    more than this (it decides from files in the git dir), so it runs without GitPython at
+    all. Measured on the real InferenceX changelog (median of 5, 2 cores): a 20-commit
+    ``git rebase`` through the driver took 5.1 s this way and 6.3 s with ``Repo`` opened
+    here (5.2 s with the adapter before GitPython). It also finds the repository exactly as
+    git does (``safe.directory``, ``GIT_CEILING_DIRECTORIES``, ``core.worktree``).
+    GitPython opens it on first use.
+    """
+    scrub_environment()
+    where = Path(path).absolute()
+    try:
+        proc = subprocess.run(
+            ["git", "rev-parse", "--is-bare-repository", "--absolute-git-dir", "--show-cdup"],
+            cwd=where,
+            env={**os.environ, **_C_LOCALE},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+        )
+    except FileNotFoundError:
+        if not where.is_dir():
+            raise UsageError(f"{path} is not inside a git repository") from None
+        raise GitError("git is not installed (no `git` on PATH)") from None
+    except NotADirectoryError:
+        raise UsageError(f"{path} is not inside a git repository") from None
+    lines = _text(proc.stdout).split("\n")
+    if proc.returncode != 0 or len(lines) < 2:
+        raise UsageError(f"{path} is not inside a git repository")
+    git_dir = Path(lines[1])
+    if lines[0] == "true":
+        return GitRepo(path=git_dir, git_dir=git_dir)
+    # The top as the user's path names it (not symlink-resolved), like the caller's paths.
+    top = Path(os.path.normpath(where / lines[2])) if len(lines) > 2 and lines[2] else where
+    return GitRepo(path=top, git_dir=git_dir)
+
+
+@contextmanager
+def working_directory(path: Path) -> Iterator[None]:
+    old = Path.cwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
+def git_status(repo: GitRepo, *args: str) -> tuple[int, str, str]:
+    """Run ``git ARGS`` without raising: (exit status, stdout, stderr), for commands such as
+    ``merge-tree`` whose non-zero status is an answer rather than a failure."""
+    return repo.git_status(*args)
+
+
+def repo_relative(repo: GitRepo, path: Path | str, *, start: Path | None = None) -> str:
+    """``path`` as git names it in a tree: relative to the work tree's top, ``/``-separated.
+
+    A relative ``path`` starts from ``start`` (default: the top), so a configuration file in a
+    subdirectory, ``./x`` and absolute paths all name the same tree entry. Raises
+    :class:`UsageError` for a path outside the work tree.
+    """
+    top = repo.path.resolve()
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        candidate = (start.resolve() if start is not None else top) / candidate
+    # normpath, not resolve(): the path need not exist in the work tree, only at the revision.
+    normal = Path(os.path.normpath(candidate))
+    for root in (top, repo.path.absolute()):
+        try:
+            return normal.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    try:
+        return normal.resolve().relative_to(top).as_posix()
+    except ValueError:
+        raise UsageError(f"{path} is outside the repository {top}") from None

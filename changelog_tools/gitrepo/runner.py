@@ -1,0 +1,217 @@
+"""Running git: the one process runner behind every question, and the one place a GitPython
+failure becomes :class:`~changelog_tools.errors.GitError` (:func:`_failures`).
+
+Commands run through GitPython's command runner (``Git.execute``), because the flows need what
+git itself does and says: ``Remote.push`` folds a refused push into per-ref flags and progress
+lines, where the flow reports the remote's own words; ``IndexFile.commit`` writes a commit in
+Python without git's merge state (MERGE_HEAD), which concluding a merge needs; ``Remote.fetch``
+parses progress and FETCH_HEAD into objects the flow never reads.
+
+GitPython is imported on first use, never at import of this module: ``import git`` costs 40 to
+50 ms (it also runs ``git version``), which ``validate`` and the pre-commit hook, which never
+read git, must not pay.
+
+Variables git exports to hooks (GIT_DIR, GIT_INDEX_FILE, ...) are scrubbed so the tool never
+acts on a repository other than the one it was pointed at; GitPython reads GIT_DIR and its
+neighbours too, and runs git with this process's environment, so scrubbing them here covers it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from changelog_tools.errors import GitError
+
+if TYPE_CHECKING:
+    from git import Repo
+
+# `git rev-parse --local-env-vars` on git 2.39: set by git for hooks, poison for a tool.
+GIT_LOCAL_VARS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_IMPLICIT_WORK_TREE",
+    "GIT_GRAFT_FILE",
+    "GIT_NO_REPLACE_OBJECTS",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_SHALLOW_FILE",
+    "GIT_INTERNAL_SUPER_PREFIX",
+)
+# GitPython would run the program this names instead of the `git` on PATH, the one that finds
+# the repository here and runs hooks and the merge driver: one run must not mix two gits.
+GITPYTHON_VARS = ("GIT_PYTHON_GIT_EXECUTABLE",)
+
+
+def scrub_environment() -> None:
+    """Remove hook-exported git variables from this process and make git non-interactive."""
+    for name in (*GIT_LOCAL_VARS, *GITPYTHON_VARS):
+        os.environ.pop(name, None)
+    os.environ["GIT_TERMINAL_PROMPT"] = "0"
+    os.environ.setdefault("GIT_EDITOR", "true")
+
+
+def _repo_class() -> type[Repo]:
+    """GitPython's ``Repo``, importing GitPython on first use; GitError when it cannot be."""
+    for name in GITPYTHON_VARS:
+        os.environ.pop(name, None)
+    try:
+        from git import Repo
+    except ImportError as exc:  # GitPython refuses to import when it finds no git to run
+        if _no_git():
+            raise GitError("git is not installed (no `git` on PATH)") from None
+        raise GitError(f"GitPython cannot be imported: {_one_line(str(exc))}") from None
+    return Repo
+
+
+@contextmanager
+def _failures(action: str) -> Iterator[None]:
+    """The one place a GitPython failure becomes GitError: ``action`` and what git said.
+
+    GitPython raises GitCommandError (git's stderr wrapped in its own text), BadName/BadObject,
+    ValueError (an object name it cannot resolve, a reply it cannot parse) and OSError.
+    """
+    from git.exc import CommandError, GitCommandNotFound, ODBError
+    from git.exc import GitError as GitPythonError
+
+    try:
+        yield
+    except GitCommandNotFound as exc:
+        if _no_git():
+            raise GitError("git is not installed (no `git` on PATH)") from None
+        raise GitError(f"{action} failed: {_one_line(str(exc.status))}") from None
+    except CommandError as exc:
+        said = exc.stderr.removeprefix("\n  stderr: '").removesuffix("'")
+        raise GitError(
+            f"{action} failed: {_one_line(said) or f'exit status {exc.status}'}"
+        ) from None
+    except (GitPythonError, ODBError, ValueError, OSError) as exc:
+        raise GitError(f"{action} failed: {_one_line(str(exc)) or type(exc).__name__}") from None
+
+
+class Runner:
+    """A local repository (work tree or bare) and the one way commands run in it."""
+
+    def __init__(self, *, path: Path, git_dir: Path) -> None:
+        self.path = path  # the work tree's top (the git dir for a bare repository)
+        self.git_dir = git_dir
+        self._env: dict[str, str] = {}
+        self._handle: Repo | None = None
+        # Parsed trees by object id (immutable, so never stale): name -> (mode, object id).
+        self._trees: dict[str, dict[bytes, tuple[int, str]]] = {}
+
+    def __repr__(self) -> str:
+        return f"GitRepo({str(self.path)!r})"
+
+    @property
+    def _repo(self) -> Repo:
+        """GitPython's view of this repository, made on first use (see :func:`open_repo`)."""
+        if self._handle is None:
+            repo_class = _repo_class()
+            from git.exc import InvalidGitRepositoryError
+
+            with _failures(f"opening the repository {self.path}"):
+                try:
+                    handle = repo_class(self.path, expand_vars=False)
+                except InvalidGitRepositoryError:  # a work tree set by core.worktree: no .git
+                    handle = repo_class(self.git_dir, expand_vars=False)
+            handle.git.update_environment(**self._env)
+            self._handle = handle
+        return self._handle
+
+    # -- running git ---------------------------------------------------------------------
+
+    def _run(
+        self, args: tuple[str, ...], env: Mapping[str, str] | None = None
+    ) -> tuple[int, bytes, str]:
+        runner = self._repo.git
+        with _failures(f"git {' '.join(args)}"):
+            return runner.execute(
+                [os.fspath(runner.GIT_PYTHON_GIT_EXECUTABLE or "git"), *args],
+                with_extended_output=True,
+                with_exceptions=False,
+                stdout_as_string=False,
+                strip_newline_in_stdout=False,
+                env=env,
+            )
+
+    def git(self, *args: str, strip: bool = True, env: Mapping[str, str] | None = None) -> str:
+        """Run ``git ARGS`` in this repository and return stdout; raise GitError on failure.
+
+        With ``strip`` one trailing newline is removed (git ends its answers with one); ``env``
+        adds variables for this one command (a temporary index, say).
+        """
+        status, out, err = self._run(args, env)
+        if status != 0:
+            # git's message can span lines: one line instead.
+            reason = _one_line(err) or f"exit status {status}"
+            raise GitError(f"git {' '.join(args)} failed: {reason}")
+        return _strip(_text(out), strip)
+
+    def git_status(self, *args: str) -> tuple[int, str, str]:
+        """Run ``git ARGS`` without raising: (exit status, stdout, stderr), each one trailing
+        newline removed."""
+        status, out, err = self._run(args)
+        return status, _strip(_text(out), True), err  # GitPython already removed stderr's
+
+    def git_ok(self, *args: str) -> bool:
+        """Run ``git ARGS``; True when it exits 0 (for yes/no questions such as is-ancestor)."""
+        return self._run(args)[0] == 0
+
+    def update_environment(self, **env: str) -> None:
+        """Set variables for every later git command run in this repository."""
+        self._env.update(env)
+        if self._handle is not None:
+            self._handle.git.update_environment(**env)
+        self.close()  # a running object reader would not see them
+
+    def close(self) -> None:
+        """Stop the object reader, if one runs (it also stops when this process ends)."""
+        if self._handle is not None:
+            self._handle.git.clear_cache()
+
+    # -- the repository's settings -------------------------------------------------------
+
+    def config_get(self, key: str, *, scope: str = "local") -> str | None:
+        """The value of ``key`` in the ``local`` or ``global`` configuration; None when unset."""
+        status, out, _err = self.git_status("config", f"--{scope}", "--get", key)
+        return out if status == 0 else None
+
+    def config_set(self, key: str, value: str, *, scope: str = "local") -> None:
+        """Set ``key`` in the ``local`` or ``global`` configuration."""
+        self.git("config", f"--{scope}", key, value)
+
+
+def _no_git() -> bool:
+    import shutil  # only when something failed: shutil alone costs 2 ms to import
+
+    return shutil.which("git") is None
+
+
+def _ascii(value: str | bytes) -> str:
+    # GitPython's object reader types its id and type as str and hands over git's bytes.
+    return value.decode("ascii") if isinstance(value, bytes) else value
+
+
+def _text(data: bytes) -> str:
+    # Paths and messages are bytes to git; undecodable ones survive a round trip.
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _strip(text: str, strip: bool) -> str:
+    return text[:-1] if strip and text.endswith("\n") else text
+
+
+def _one_line(text: str) -> str:
+    # git's message can span lines: one line instead.
+    return " ".join(text.split())

@@ -1,0 +1,237 @@
+"""Object questions against git itself: what the adapter reads and lists is what git says
+(``cat-file --follow-symlinks``, ``rev-parse``, ``diff``, ``diff-tree``, ``ls-tree``)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from changelog_tools import gitrepo
+from changelog_tools.errors import GitError
+from changelog_tools.gitrepo import open_repo
+from tests.conftest import commit_files, git
+
+
+def test_tree_of_is_git_rev_parse_of_the_tree(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    one = commit_files(tmp_path, {"a": "a\n", "d/b": "b\n"}, "one")
+    empty = commit_files(tmp_path, {}, "empty: the same tree")
+    two = commit_files(tmp_path, {"a": "a2\n"}, "two")
+    repo = open_repo(tmp_path)
+    for rev in (one, two, "HEAD", "main~1", f"{one}^{{tree}}"):
+        assert repo.tree_of(rev) == git(tmp_path, "rev-parse", f"{rev}^{{tree}}")
+    assert repo.tree_of(one) == repo.tree_of(empty) != repo.tree_of(two)
+    subtree = git(tmp_path, "rev-parse", f"{one}:d")
+    assert repo.tree_of(subtree) == subtree  # a tree names itself
+    with pytest.raises(GitError, match="'nope' names no tree"):
+        repo.tree_of("nope")
+    blob = git(tmp_path, "rev-parse", f"{one}:a")
+    with pytest.raises(GitError, match="names no tree"):
+        repo.tree_of(blob)
+
+
+def cat_file(repo: Path, rev: str, path: str) -> bytes | None:
+    """What `git cat-file --batch --follow-symlinks` answers for REV:PATH (a blob's bytes)."""
+    proc = subprocess.run(
+        ["git", "cat-file", "--batch", "--follow-symlinks"],
+        cwd=repo, input=f"{rev}:{path}\n".encode(), capture_output=True, check=True,
+    )  # fmt: skip
+    header, _, rest = proc.stdout.partition(b"\n")
+    fields = header.split()
+    if len(fields) == 3 and fields[1] == b"blob":
+        return rest[: int(fields[2])]
+    return None
+
+
+def commit_with_submodule(path: Path, sha: str) -> str:
+    """Commit the work tree plus a submodule entry ``sub`` at ``sha`` (no checkout of it)."""
+    git(path, "add", "-A")
+    git(path, "update-index", "--add", "--cacheinfo", f"160000,{sha},sub")
+    git(path, "commit", "-q", "-m", f"with sub at {sha[:7]}")
+    return git(path, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def links(tmp_path: Path) -> Path:
+    """A repository whose tree holds every kind of symlink a lookup can meet."""
+    repo = tmp_path / "links"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    for name, text in {"top.txt": "top\n", "dir/a.txt": "a\n", "dir/sub/b.txt": "b\n",
+                       "helpers/impl.sh": "impl\n"}.items():  # fmt: skip
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    for name, target in {
+        "same": "top.txt", "dir/up": "../top.txt", "dir/sub/upup": "../../helpers/impl.sh",
+        "linkdir": "dir", "linkdir_slash": "dir/", "chain": "same", "outside": "../x",
+        "absolute": "/etc/hostname", "dangling": "nope", "loop1": "loop2", "loop2": "loop1",
+        "through_file": "top.txt/x", "dir/sub/dot": "./b.txt", "to_dir": "dir/sub",
+        "doubled": "dir//a.txt",
+    }.items():  # fmt: skip
+        (repo / name).symlink_to(target)
+    commit_files(repo, {}, "links")
+    return repo
+
+
+LOOKUPS = [
+    "top.txt", "dir/a.txt", "dir/sub/b.txt", "same", "dir/up", "dir/sub/upup", "linkdir/a.txt",
+    "linkdir/sub/b.txt", "linkdir_slash/a.txt", "linkdir/up", "chain", "outside", "absolute",
+    "dangling", "loop1", "through_file", "dir/sub/dot", "to_dir", "to_dir/b.txt", "dir",
+    "missing", "dir/missing", "top.txt/x", "linkdir/../top.txt", "", "doubled",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", LOOKUPS)
+def test_read_blob_follows_symlinks_as_git_cat_file_does(links: Path, path: str) -> None:
+    repo = gitrepo.open_repo(links)
+    assert repo.read_blob("HEAD", path) == cat_file(links, "HEAD", path)
+
+
+def test_a_symlink_reads_as_the_file_it_names(links: Path) -> None:
+    repo = gitrepo.open_repo(links)
+    read = {path: repo.read_blob("HEAD", path) for path in LOOKUPS}
+    assert read["dir/sub/upup"] == b"impl\n"
+    assert read["linkdir/sub/b.txt"] == read["to_dir/b.txt"] == b"b\n"
+    assert read["chain"] == read["dir/up"] == b"top\n"
+    assert read["outside"] is read["absolute"] is read["loop1"] is read["to_dir"] is None
+
+
+def test_read_blob_reads_names_git_can_hold_and_refuses_unknown_revisions(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "names"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    (path / "new\nline.txt").write_bytes(b"newline\n")
+    (path / "sp ace.txt").write_bytes(b"space\n")
+    (path / "überall").mkdir()
+    (path / "überall/ä.sh").write_bytes(b"umlaut\n")
+    fd = os.open(os.fsencode(path) + b"/latin\xff.txt", os.O_CREAT | os.O_WRONLY)
+    os.write(fd, b"latin-1\n")
+    os.close(fd)
+    commit_with_submodule(path, "1" * 40)
+    repo = gitrepo.open_repo(path)
+    assert repo.read_blob("HEAD", "new\nline.txt") == b"newline\n"
+    assert repo.read_blob("HEAD", "sp ace.txt") == b"space\n"
+    assert repo.read_blob("HEAD", "überall/ä.sh") == b"umlaut\n"
+    assert repo.read_blob("HEAD", os.fsdecode(b"latin\xff.txt")) == b"latin-1\n"
+    assert repo.read_blob("HEAD", "sub") is None  # a submodule is not a file
+    assert repo.read_blob("HEAD", "sub/x") is None
+    for bad in ("no-such-branch", "HEAD\nHEAD", "HEAD^{tree}"):
+        with pytest.raises(GitError, match="unknown git revision"):
+            repo.read_blob(bad, "sp ace.txt")
+    blob = git(path, "rev-parse", "HEAD:sp ace.txt")
+    assert repo.read_object(blob) == b"space\n"
+    with pytest.raises(GitError, match=f"git object {'0' * 40} is missing"):
+        repo.read_object("0" * 40)
+
+
+def test_names_resolve_as_git_rev_parse_resolves_them(tmp_path: Path) -> None:
+    path = tmp_path / "names"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    first = commit_files(path, {"a": "1\n"}, "one")
+    second = commit_files(path, {"a": "2\n"}, "two")
+    git(path, "tag", "-a", "-m", "annotated", "v1", first)
+    repo = gitrepo.open_repo(path)
+    assert repo.rev_parse("HEAD") == second
+    assert repo.rev_parse("main~1") == repo.rev_parse("v1") == first  # a tag peels to its commit
+    assert repo.rev_parse(second[:10]) == second
+    assert repo.has_commit(first) and not repo.has_commit("f" * 40)
+    tree = git(path, "rev-parse", "HEAD^{tree}")
+    for bad in (tree, "nope", "HEAD\nHEAD", "", "main..HEAD"):
+        assert repo.try_rev_parse(bad) is None
+        assert not repo.has_commit(bad)
+    with pytest.raises(GitError, match="'nope' names no commit"):
+        repo.rev_parse("nope")
+    # the reader is still in step after every refusal
+    assert repo.rev_parse("HEAD") == second
+
+
+@pytest.fixture
+def trees(tmp_path: Path) -> tuple[Path, str, str]:
+    """A repository with two commits whose trees differ in every way a tree entry can."""
+    path = tmp_path / "trees"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    files = {
+        "same/deep/a.txt": "a\n", "edit/x.sh": "v1\n", "gone.txt": "g\n", "gone_dir/sub/two": "2\n",
+        "file_to_dir": "f\n", "dir_to_file/inner": "i\n", "mode.sh": "m\n", "a.b": "1\n",
+        "a/x": "1\n", "a0": "1\n", "überall/ä.sh": "u\n", "new\nline": "n\n",
+    }  # fmt: skip
+    for name, text in files.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
+    (path / "link").symlink_to("same")
+    left = commit_with_submodule(path, "1" * 40)
+    (path / "edit/x.sh").write_text("v2\n")
+    (path / "gone.txt").unlink()
+    for name in ("gone_dir/sub/two", "file_to_dir", "dir_to_file/inner"):
+        (path / name).unlink()
+    (path / "dir_to_file").rmdir()
+    (path / "file_to_dir").mkdir()
+    (path / "file_to_dir/now").write_text("n\n")
+    (path / "dir_to_file").write_text("d\n")
+    (path / "mode.sh").chmod(0o755)
+    for name in ("a.b", "a/x", "a0", "überall/ä.sh", "new\nline"):
+        (path / name).write_text("2\n")
+    (path / "link").unlink()
+    (path / "link").symlink_to("edit")
+    right = commit_with_submodule(path, "2" * 40)
+    return path, left, right
+
+
+def listed(path: Path, *args: str) -> list[str]:
+    proc = subprocess.run(["git", *args], cwd=path, capture_output=True, check=True)
+    return [name for name in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if name]
+
+
+def test_changed_paths_is_git_diff_name_only_in_its_order(trees: tuple[Path, str, str]) -> None:
+    path, left, right = trees
+    repo = gitrepo.open_repo(path)
+    for a, b in ((left, right), (right, left), (left, left), ("main~1", "main")):
+        expected = listed(path, "diff", "--name-only", "-z", "--no-renames", a, b)
+        assert repo.changed_paths(a, b) == expected
+    assert {"new\nline", "sub", "file_to_dir", "file_to_dir/now"} <= set(
+        repo.changed_paths(left, right)
+    )
+    with pytest.raises(GitError, match="unknown git revision 'nope'"):
+        repo.changed_paths("nope", right)
+
+
+def test_tree_changes_is_git_diff_tree_in_its_order(trees: tuple[Path, str, str]) -> None:
+    path, left, right = trees
+    repo = gitrepo.open_repo(path)
+    for a, b in ((left, right), (right, left), (left, left)):
+        ta, tb = (git(path, "rev-parse", f"{c}^{{tree}}") for c in (a, b))
+        expected = listed(path, "diff-tree", "-r", "-z", "--name-only", "--no-renames", ta, tb)
+        assert repo.tree_changes(ta, tb) == expected
+        assert repo.tree_changes(f"{a}^{{tree}}", f"{b}^{{tree}}") == expected
+    with pytest.raises(GitError, match="names no tree"):
+        repo.tree_changes(f"{left}^{{tree}}", left)
+
+
+def test_same_file_only_for_one_regular_file_at_both_revisions(
+    trees: tuple[Path, str, str],
+) -> None:
+    path, left, right = trees
+    repo = gitrepo.open_repo(path)
+    assert repo.same_file(left, right, "same/deep/a.txt")
+    assert not repo.same_file(left, right, "edit/x.sh")  # edited
+    assert not repo.same_file(left, right, "mode.sh")  # mode changed
+    assert not repo.same_file(left, left, "link")  # a symlink's target may differ
+    assert not repo.same_file(left, left, "sub")  # a submodule
+    assert not repo.same_file(left, right, "gone.txt")
+    assert not repo.same_file("nope", right, "same/deep/a.txt")
+
+
+def test_tree_entries_list_every_blob_as_git_ls_tree_with_symlinks_by_mode(links: Path) -> None:
+    repo = gitrepo.open_repo(links)
+    entries = {e.path: e for e in repo.tree_entries("HEAD")}
+    listed = git(links, "ls-tree", "-r", "--name-only", "--full-tree", "HEAD").splitlines()
+    assert sorted(entries) == sorted(listed)
+    assert entries["same"].is_symlink and not entries["top.txt"].is_symlink
+    assert entries["top.txt"].sha == git(links, "rev-parse", "HEAD:top.txt")

@@ -1,0 +1,69 @@
+"""Opening a repository as git finds it, and paths as git names them in a tree (the ledger
+commands' spellings of a path run as users run them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from changelog_tools import gitrepo
+from changelog_tools.errors import UsageError
+from tests.checkdata import (
+    BASE,
+    KEY,
+    MASTER_A,
+    MASTER_B,
+    PULL,
+    appended,
+    commit_feature,
+    entry,
+)
+from tests.conftest import commit_files, git, run_cli
+
+
+def test_open_repo_finds_the_top_a_bare_repository_and_a_worktree(tmp_path: Path) -> None:
+    path = tmp_path / "top"
+    (path / "sub/deeper").mkdir(parents=True)
+    git(path, "init", "-q", "-b", "main")
+    head = commit_files(path, {"sub/deeper/f": "f\n"}, "base")
+    repo = gitrepo.open_repo(path / "sub/deeper")
+    assert repo.path == path and repo.git_dir == path / ".git"
+    assert repo.read_blob("HEAD", "sub/deeper/f") == b"f\n"
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", str(path), str(bare))
+    opened = gitrepo.open_repo(bare)
+    assert opened.path == opened.git_dir == bare
+    assert opened.rev_parse("main") == head and opened.current_branch() == "main"
+    assert opened.is_clean()
+    worktree = tmp_path / "wt"
+    git(path, "worktree", "add", "-q", "-b", "side", str(worktree))
+    side = gitrepo.open_repo(worktree)
+    assert side.path == worktree and side.git_dir == path / ".git/worktrees/wt"
+    assert side.current_branch() == "side" and repo.current_branch() == "main"
+    assert side.read_blob("side", "sub/deeper/f") == b"f\n"
+    with pytest.raises(UsageError, match="not inside a git repository"):
+        gitrepo.open_repo(tmp_path)
+    with pytest.raises(UsageError, match="not inside a git repository"):
+        gitrepo.open_repo(tmp_path / "missing")
+
+
+def test_git_mode_accepts_dot_slash_and_absolute_paths(repo: Path) -> None:
+    commit_feature(repo, appended(entry(KEY, link=f"{PULL}2557")))
+    expected = "perf-changelog.yaml:17:3: CL201 entry 3: pr-link points at pull request #2557"
+    for spelling in ("./perf-changelog.yaml", str(repo / "perf-changelog.yaml")):
+        proc = run_cli(
+            "check", "--pr", "2607", "--changelog-file", spelling,
+            "--master-config", f"./{MASTER_A}", "--master-config", str(repo / MASTER_B),
+            cwd=repo,
+        )  # fmt: skip
+        assert proc.returncode == 1, proc.stderr
+        assert proc.stdout.startswith(expected + ", but this is pull request #2607\n")
+
+
+def test_a_path_outside_the_repository_is_a_usage_error(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_bytes(BASE)
+    proc = run_cli("check", "--changelog-file", str(outside), cwd=repo)
+    assert proc.returncode == 2
+    assert f"{outside} is outside the repository" in proc.stderr
