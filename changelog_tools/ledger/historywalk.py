@@ -248,7 +248,7 @@ def _classify_rest(
         )
     if appended:
         # Entries survive by meaning, yet the head does not start with the base bytes.
-        diags.append(_history_bytes_changed(first_difference_line(history, head), path))
+        diags.append(_bytes_changed(first_difference_line(history, head), path, appended=True))
         return Change(
             ChangeKind.INVALID,
             history,
@@ -267,7 +267,7 @@ def _classify_rest(
             diagnostics=tuple(diags),
             history_entries=n_base,
         )
-    diags.append(_reformatted(first_difference_line(history, head), path))
+    diags.append(_bytes_changed(first_difference_line(history, head), path, appended=False))
     return Change(
         ChangeKind.INVALID, history, head, diagnostics=tuple(diags), history_entries=n_base
     )
@@ -285,28 +285,28 @@ def _mixed(corrections: int, appended: tuple[Block, ...], path: str) -> dx.Diagn
     )
 
 
-def _history_bytes_changed(line: int, path: str) -> dx.Diagnostic:
-    return dx.error(
-        dx.HISTORY_BYTES_CHANGED,
-        f"appending changed existing bytes at line {line}; the history must stay "
-        "byte-for-byte identical",
-        path,
-        line,
-        1,
-        hint="restore the base file exactly (whitespace included) and append at the end" + FIX_HINT,
-    )
-
-
-def _reformatted(line: int, path: str) -> dx.Diagnostic:
-    return dx.error(
-        dx.REFORMATTED,
-        f"line {line} changed without changing any entry; existing whitespace and "
-        "formatting are immutable",
-        path,
-        line,
-        1,
-        hint="restore the base bytes exactly" + FIX_HINT,
-    )
+def _bytes_changed(line: int, path: str, *, appended: bool) -> dx.Diagnostic:
+    """Every entry of history means what it did, but its bytes changed at ``line``: with entries
+    appended after it, or with nothing appended (a reformat)."""
+    if appended:
+        code, message = (
+            dx.HISTORY_BYTES_CHANGED,
+            (
+                f"appending changed existing bytes at line {line}; the history must stay "
+                "byte-for-byte identical"
+            ),
+        )
+        hint = "restore the base file exactly (whitespace included) and append at the end"
+    else:
+        code, message = (
+            dx.REFORMATTED,
+            (
+                f"line {line} changed without changing any entry; existing whitespace and "
+                "formatting are immutable"
+            ),
+        )
+        hint = "restore the base bytes exactly"
+    return dx.error(code, message, path, line, 1, hint=hint + FIX_HINT)
 
 
 def _deleted(old: Block, count: int, path: str, line: int) -> dx.Diagnostic:

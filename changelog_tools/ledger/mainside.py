@@ -49,6 +49,19 @@ def invalid_main(ledger: Ledger, label: str) -> Refusal:
     )
 
 
+def structure(
+    raw: bytes, *, path: str, what: str, line_offset: int = 0, entry_offset: int = 0
+) -> Ledger:
+    """``raw`` parsed for its structure only (the result is validated whole later); a
+    :class:`Refusal` naming ``what`` when it is not a valid changelog."""
+    ledger = parse_ledger(
+        raw, path=path, line_offset=line_offset, entry_offset=entry_offset, validate_entries=False
+    )
+    if not ledger.ok or not ledger.structured:
+        raise invalid_main(ledger, what)
+    return ledger
+
+
 def main_side_entries(
     base: bytes, main: bytes, *, labels: Labels, base_entries: int | None = None
 ) -> MainSide:
@@ -76,14 +89,12 @@ def main_side_entries(
         if not lead.strip():
             if found is None:
                 return MainSide(first, (), None)
-            ledger = parse_ledger(
+            ledger = structure(
                 main[found.start() :],
                 path=labels.main,
+                what="main's side",
                 line_offset=main.count(b"\n", 0, found.start()),
-                validate_entries=False,
             )
-            if not ledger.ok or not ledger.structured:
-                raise invalid_main(ledger, "main's side")
             new = tuple((first + b.index + 1, b.line, b.data) for b in ledger.blocks)
             return MainSide(first + len(new), new, None)
     # The entries both versions begin with, byte for byte, are the same on both sides and cancel
@@ -92,18 +103,9 @@ def main_side_entries(
     cut = shared_entries_end(base, main)
     shared = count_entries(base[:cut]) if cut else 0
     lines = base.count(b"\n", 0, cut)
-    base_ledger = parse_ledger(
-        base[cut:], path=labels.base, line_offset=lines, entry_offset=shared,
-        validate_entries=False,
-    )  # fmt: skip
-    if not base_ledger.ok or not base_ledger.structured:
-        raise invalid_main(base_ledger, "the merge-base version")
-    main_ledger = parse_ledger(
-        main[cut:], path=labels.main, line_offset=lines, entry_offset=shared,
-        validate_entries=False,
-    )  # fmt: skip
-    if not main_ledger.ok or not main_ledger.structured:
-        raise invalid_main(main_ledger, "main's side")
+    at = {"line_offset": lines, "entry_offset": shared}
+    base_ledger = structure(base[cut:], path=labels.base, what="the merge-base version", **at)
+    main_ledger = structure(main[cut:], path=labels.main, what="main's side", **at)
     old = Counter(signature(b.data) for b in base_ledger.blocks)
     added: list[tuple[int, int, Any]] = []
     for block in main_ledger.blocks:

@@ -90,20 +90,21 @@ class Resolution:
                 f"kept main's {dx.counted(self.main_entries, 'entry', 'entries')} byte for byte "
                 f"({self.main_appended} appended on main since the merge-base)"
             )
-            for a in self.appended:
-                out.append(f"appended the PR's entry as entry {a.entry} (line {a.line})")
-            for d in self.dropped:
-                out.append(
-                    f"dropped the PR's entry {d.pr_entry} (PR side line {d.pr_line}): main "
-                    f"already appended it as entry {d.main_entry}"
-                )
-        for s in self.substitutions:
-            out.append(f"entry {s.entry}: pr-link {s.old!r} -> {s.new}")
-        for c in self.corrections:
-            if c.already_on_main:
-                out.append(f"entry {c.entry}: pr-link correction already on main ({c.new})")
-            else:
-                out.append(f"entry {c.entry}: pr-link corrected {c.old!r} -> {c.new!r}")
+            out += [
+                f"appended the PR's entry as entry {a.entry} (line {a.line})" for a in self.appended
+            ]
+            out += [
+                f"dropped the PR's entry {d.pr_entry} (PR side line {d.pr_line}): main already "
+                f"appended it as entry {d.main_entry}"
+                for d in self.dropped
+            ]
+        out += [f"entry {s.entry}: pr-link {s.old!r} -> {s.new}" for s in self.substitutions]
+        out += [
+            f"entry {c.entry}: pr-link correction already on main ({c.new})"
+            if c.already_on_main
+            else f"entry {c.entry}: pr-link corrected {c.old!r} -> {c.new!r}"
+            for c in self.corrections
+        ]
         out.append(f"the result passes `check` in {self.verified_mode} mode against main's side")
         return out
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from changelog_tools import diagnostics as dx
@@ -42,9 +43,9 @@ from changelog_tools.ledger.document import (
 )
 from changelog_tools.ledger.guard import Refusal, require_valid
 from changelog_tools.ledger.mainside import MainSide as MainSide
-from changelog_tools.ledger.mainside import invalid_main, signature
 from changelog_tools.ledger.mainside import main_side_entries as main_side_entries
 from changelog_tools.ledger.mainside import shared_entries_end as shared_entries_end
+from changelog_tools.ledger.mainside import signature, structure
 from changelog_tools.ledger.resolution import AppendedEntry as AppendedEntry
 from changelog_tools.ledger.resolution import AppliedCorrection as AppliedCorrection
 from changelog_tools.ledger.resolution import DroppedEntry as DroppedEntry
@@ -215,45 +216,70 @@ def resolve(
     main_info = main_side_entries(
         history, main_side, labels=labels, base_entries=pr_change.history_entries
     )
+    sides = _Sides(history, pr_side, main_side, pr_change, main_info, labels, config, mode)
     if pr_change.kind is ChangeKind.CORRECTED:
-        return _resolve_corrections(
-            history,
-            pr_side,
-            main_side,
-            pr_change,
-            main_info,
-            labels=labels,
-            config=config,
-            mode=mode,
+        return _resolve_corrections(sides)
+    return _resolve_appends(sides, pr=pr, fix_near_misses=fix_near_misses)
+
+
+@dataclass(frozen=True, slots=True)
+class _Sides:
+    """The three versions, what is known of the PR's and main's changes, and how to name and
+    verify them: what both ways of resolving start from."""
+
+    base: bytes
+    pr_side: bytes
+    main: bytes
+    pr_change: Change
+    main_info: MainSide
+    labels: Labels
+    config: Config
+    mode: str
+
+    def resolution(
+        self,
+        data: bytes,
+        *,
+        kind: str,
+        main_entries: int,
+        appended: tuple[AppendedEntry, ...] = (),
+        dropped: tuple[DroppedEntry, ...] = (),
+        substitutions: tuple[Substitution, ...] = (),
+        corrections: tuple[AppliedCorrection, ...] = (),
+        warnings: tuple[dx.Diagnostic, ...] = (),
+    ) -> Resolution:
+        """``data`` with its account, once it passes `check` against main's side in ``mode``
+        (a :class:`Refusal` when it does not); check's warnings follow ``warnings``."""
+        more = require_valid(
+            self.main,
+            data,
+            config=self.config,
+            mode=self.mode,
+            path=self.labels.result,
+            base_label=self.labels.main,
+            what="the resolved file",
         )
-    return _resolve_appends(
-        pr_side,
-        main_side,
-        pr_change,
-        main_info,
-        labels=labels,
-        config=config,
-        pr=pr,
-        mode=mode,
-        fix_near_misses=fix_near_misses,
-    )
+        return Resolution(
+            data=data,
+            kind=kind,
+            main_bytes=len(self.main),
+            main_entries=main_entries,
+            main_appended=len(self.main_info.new),
+            appended=appended,
+            dropped=dropped,
+            substitutions=substitutions,
+            corrections=corrections,
+            warnings=warnings + more,
+            verified_mode=self.mode,
+        )
 
 
-def _resolve_appends(
-    pr_side: bytes,
-    main: bytes,
-    pr_change: Change,
-    main_info: MainSide,
-    *,
-    labels: Labels,
-    config: Config,
-    pr: int | None,
-    mode: str,
-    fix_near_misses: bool,
-) -> Resolution:
+def _resolve_appends(sides: _Sides, *, pr: int | None, fix_near_misses: bool) -> Resolution:
     """Main's bytes, then the PR's appended entries main does not already hold, their links
     canonicalized with ``pr``; checked against main in ``mode``."""
-    kept, dropped = _not_on_main(pr_change, main_info, config=config, pr=pr, labels=labels)
+    pr_side, main, config, labels = sides.pr_side, sides.main, sides.config, sides.labels
+    main_info = sides.main_info
+    kept, dropped = _not_on_main(sides.pr_change, main_info, config=config, pr=pr, labels=labels)
     splices: list[Splice] = []
     subs: tuple[Substitution, ...] = ()
     warnings: tuple[dx.Diagnostic, ...] = ()
@@ -275,18 +301,14 @@ def _resolve_appends(
     chunks = [_own_bytes(pr_side, block, splices) for _, block in kept]
     data = join_after(main, chunks)
     appended, subs = _account(main, data, chunks, kept, subs, main_entries=main_info.entries)
-    return Resolution(
-        data=data,
+    return sides.resolution(
+        data,
         kind="appended",
-        main_bytes=len(main),
         main_entries=main_info.entries,
-        main_appended=len(main_info.new),
         appended=appended,
         dropped=tuple(dropped),
         substitutions=subs,
-        corrections=(),
-        warnings=warnings + _verified(main, data, config=config, mode=mode, labels=labels),
-        verified_mode=mode,
+        warnings=warnings,
     )
 
 
@@ -390,21 +412,6 @@ def _account(
     return appended, moved
 
 
-def _verified(
-    main: bytes, data: bytes, *, config: Config, mode: str, labels: Labels
-) -> tuple[dx.Diagnostic, ...]:
-    """The resolved ``data`` checked against main's side in ``mode`` (refused when it fails)."""
-    return require_valid(
-        main,
-        data,
-        config=config,
-        mode=mode,
-        path=labels.result,
-        base_label=labels.main,
-        what="the resolved file",
-    )
-
-
 def _main_block_for(main_ledger: Ledger, index: int, sig: str) -> Block | None:
     """Main's version of base entry ``index``: the same position when it still means the same,
     else the one main entry with that meaning (main inserted entries before it)."""
@@ -415,29 +422,19 @@ def _main_block_for(main_ledger: Ledger, index: int, sig: str) -> Block | None:
     return same[0] if len(same) == 1 else None
 
 
-def _resolve_corrections(
-    base: bytes,
-    pr_side: bytes,
-    main: bytes,
-    pr_change: Change,
-    main_info: MainSide,
-    *,
-    labels: Labels,
-    config: Config,
-    mode: str,
-) -> Resolution:
+def _resolve_corrections(sides: _Sides) -> Resolution:
     """The PR's pr-link corrections replayed onto main's bytes, where main left those entries
     alone; checked against main in ``mode``."""
+    pr_side, main, labels = sides.pr_side, sides.main, sides.labels
     # A correction rewrites history, so whole files are parsed here (structure only: the
     # comparison of the PR side already applied the schema).
-    base_ledger = parse_ledger(base, path=labels.base, validate_entries=False)
+    base_ledger = parse_ledger(sides.base, path=labels.base, validate_entries=False)
     pr_ledger = parse_ledger(pr_side, path=labels.pr, validate_entries=False)
-    main_ledger = main_info.ledger or parse_ledger(main, path=labels.main, validate_entries=False)
-    if not main_ledger.ok or not main_ledger.structured:
-        raise invalid_main(main_ledger, "main's side")
+    # The slow path of reading main's side parsed it whole (and refused it when invalid).
+    main_ledger = sides.main_info.ledger or structure(main, path=labels.main, what="main's side")
     splices: list[Splice] = []
     applied: list[AppliedCorrection] = []
-    for corr in pr_change.corrections:
+    for corr in sides.pr_change.corrections:
         sig = signature(base_ledger.blocks[corr.index].data)
         splice, done = _replay_correction(
             corr, main, main_ledger, sig, pr_side, pr_ledger, labels=labels
@@ -452,19 +449,11 @@ def _resolve_corrections(
             path=labels.pr,
             hint="take main's version of the file",
         )
-    data = apply_splices(main, splices)
-    return Resolution(
-        data=data,
+    return sides.resolution(
+        apply_splices(main, splices),
         kind="corrected",
-        main_bytes=len(main),
         main_entries=len(main_ledger.blocks),
-        main_appended=len(main_info.new),
-        appended=(),
-        dropped=(),
-        substitutions=(),
         corrections=tuple(applied),
-        warnings=_verified(main, data, config=config, mode=mode, labels=labels),
-        verified_mode=mode,
     )
 
 
