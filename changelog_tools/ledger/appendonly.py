@@ -12,6 +12,8 @@ This module knows nothing of pr-link policy or master configs; `check` layers th
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from changelog_tools import diagnostics as dx
 from changelog_tools.ledger.appendbytes import lead_findings, separator_findings
 from changelog_tools.ledger.appendbytes import separator_after as separator_after
@@ -25,6 +27,31 @@ from changelog_tools.ledger.change import without_link as without_link
 from changelog_tools.ledger.document import ENTRY_START_RE, Block, count_entries, parse_ledger
 from changelog_tools.ledger.historywalk import compare_full
 from changelog_tools.ledger.historywalk import new_entries_among as new_entries_among
+
+if TYPE_CHECKING:
+    from changelog_tools.config import Config
+
+
+def compare_configured(
+    base: bytes | None,
+    head: bytes,
+    *,
+    config: Config,
+    path: str,
+    base_label: str | None = None,
+    strict: bool = False,
+) -> Change:
+    """:func:`compare` under the options of ``config`` that change its rules (the size limit,
+    lines of spaces as separators), as `check` and `canonicalize` apply them."""
+    return compare(
+        base,
+        head,
+        path=path,
+        base_label=base_label,
+        max_size=config.max_file_size,
+        strict=strict,
+        whitespace_separator=config.whitespace_only_separator,
+    )
 
 
 def _shift(block: Block, delta: int) -> Block:

@@ -18,7 +18,7 @@ from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
 from changelog_tools.errors import UsageError
 from changelog_tools.fsutil import atomic_write, locked, read_input
-from changelog_tools.ledger.appendonly import Change, ChangeKind, compare
+from changelog_tools.ledger.appendonly import Change, ChangeKind, compare_configured
 from changelog_tools.ledger.document import (
     Block,
     Splice,
@@ -261,14 +261,7 @@ def canonicalize(
     """
     shown = path or config.changelog
     label = base_label or f"{shown} (base)"
-    change = compare(
-        base,
-        head,
-        path=shown,
-        base_label=label,
-        max_size=config.max_file_size,
-        whitespace_separator=config.whitespace_only_separator,
-    )
+    change = compare_configured(base, head, config=config, path=shown, base_label=label)
     if change.kind in (ChangeKind.NONE, ChangeKind.CORRECTED) and change.ok:
         return Canonicalized(head, False, change.kind, 0, (), ())
     errors = [d for d in change.diagnostics if d.severity is dx.Severity.ERROR]

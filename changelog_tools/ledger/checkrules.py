@@ -145,14 +145,8 @@ def check_change(
     if mode == "local" and pr is not None:
         raise UsageError("local mode takes no pull-request number")
     shown = path or config.changelog
-    change = appendonly.compare(
-        base,
-        head,
-        path=shown,
-        base_label=base_label,
-        max_size=config.max_file_size,
-        strict=strict,
-        whitespace_separator=config.whitespace_only_separator,
+    change = appendonly.compare_configured(
+        base, head, config=config, path=shown, base_label=base_label, strict=strict
     )
     report = dx.Report(command="check")
     report.extend(phase_in(change.diagnostics, config))
