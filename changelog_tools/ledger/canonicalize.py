@@ -18,7 +18,7 @@ from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
 from changelog_tools.errors import UsageError
 from changelog_tools.fsutil import atomic_write, locked, read_input
-from changelog_tools.ledger.appendonly import Change, ChangeKind, compare
+from changelog_tools.ledger.appendonly import Change, ChangeKind, compare_configured
 from changelog_tools.ledger.document import (
     Block,
     Splice,
@@ -91,86 +91,25 @@ def plan_links(
         entry = numbers[i] if numbers is not None else first_entry + i
         data = block.data if isinstance(block.data, dict) else {}
         link = data.get("pr-link")
-        link_line = next((ln for ln in pr_link_lines(raw, block)), None)
-        # Not a plain `  pr-link:` line (a quoted key, a flow mapping): still point at the key.
-        at = (
-            link_line.line_start
-            if link_line
-            else raw.find(b"pr-link", block.start, block.content_end)
+        line = _link_key_line(raw, block)
+        verdict = _judge_link(
+            link,
+            pr=pr,
+            repository=repository,
+            placeholders=placeholders,
+            fix_near_misses=fix_near_misses,
+            spell=spell,
+            where=(f"entry {entry}", path, line),
         )
-        line = block.line + raw.count(b"\n", block.start, at) if block.start <= at else block.line
-        if link is not None and not isinstance(link, str):
-            problems.append(
-                dx.error(
-                    dx.UNEXPECTED_LINK,
-                    f"entry {entry}: pr-link {link!r} is not a link",
-                    path,
-                    line,
-                    1,
-                    hint=spell,
-                )
-            )
+        if verdict is None:
             continue
-        found = classify(link or "", repository=repository, placeholders=placeholders)
-        near = ""
-        if found.kind is LinkKind.CANONICAL:
-            if found.pr == pr:
-                continue
-            problems.append(
-                dx.error(
-                    dx.UNEXPECTED_LINK,
-                    f"entry {entry}: pr-link points at pull request #{found.pr}, not #{pr}",
-                    path,
-                    line,
-                    1,
-                    hint=f"an entry this pull request appends links to it: {spell}",
-                )
-            )
+        if isinstance(verdict, dx.Diagnostic):
+            problems.append(verdict)
             continue
-        if found.kind is LinkKind.INVALID or (
-            found.kind is LinkKind.NEAR_MISS and found.pr is not None and found.pr != pr
-        ):
-            problems.append(
-                dx.error(
-                    dx.UNEXPECTED_LINK,
-                    f"entry {entry}: pr-link {link!r} is neither a placeholder nor a link to "
-                    f"pull request #{pr}" + (f" ({found.reason})" if found.reason else ""),
-                    path,
-                    line,
-                    1,
-                    hint=spell,
-                )
-            )
-            continue
-        if found.kind is LinkKind.NEAR_MISS:
-            if not fix_near_misses:
-                problems.append(
-                    dx.error(
-                        dx.NEAR_MISS_PLACEHOLDER,
-                        f"entry {entry}: pr-link {link!r} is not an accepted placeholder: "
-                        f"{found.reason}",
-                        path,
-                        line,
-                        1,
-                        hint=f"{spell}; or pass --fix-near-misses to replace it with `{target}`",
-                    )
-                )
-                continue
-            near = found.reason or "near-miss"
+        near = verdict
         span = link_value_span(raw, block, link)
         if span is None:
-            problems.append(
-                dx.error(
-                    dx.LINK_LINE,
-                    f"entry {entry}: could not find its pr-link as a one-line value on exactly "
-                    "one `  pr-link:` line",
-                    path,
-                    line,
-                    1,
-                    hint="write the pr-link on one line, indented by two spaces: "
-                    f"`  pr-link: {target}`",
-                )
-            )
+            problems.append(_not_one_line(f"entry {entry}", target, path, line))
             continue
         start, end, prefix = span
         splices.append(Splice(start, end, prefix + target.encode()))
@@ -186,16 +125,97 @@ def plan_links(
                 )
             )
     if problems:
-        first = problems[0]
-        raise Refusal(
-            first.code,
-            f"{len(problems)} appended pr-link{'s' * (len(problems) != 1)} cannot be "
-            "canonicalized; nothing was changed",
-            path=path,
-            line=first.line,
-            details=problems,
-        )
+        raise _cannot_plan(problems, path)
     return LinkPlan(tuple(splices), tuple(subs), tuple(warnings))
+
+
+def _not_one_line(label: str, target: str, path: str, line: int) -> dx.Diagnostic:
+    return dx.error(
+        dx.LINK_LINE,
+        f"{label}: could not find its pr-link as a one-line value on exactly one `  pr-link:` line",
+        path,
+        line,
+        1,
+        hint=f"write the pr-link on one line, indented by two spaces: `  pr-link: {target}`",
+    )
+
+
+def _cannot_plan(problems: list[dx.Diagnostic], path: str) -> Refusal:
+    """The refusal listing every problem: nothing is changed while one remains."""
+    first = problems[0]
+    return Refusal(
+        first.code,
+        f"{len(problems)} appended pr-link{'s' * (len(problems) != 1)} cannot be "
+        "canonicalized; nothing was changed",
+        path=path,
+        line=first.line,
+        details=problems,
+    )
+
+
+def _link_key_line(raw: bytes, block: Block) -> int:
+    """The line of ``block``'s pr-link; not a plain `  pr-link:` line (a quoted key, a flow
+    mapping): still the key's line."""
+    link_line = next((ln for ln in pr_link_lines(raw, block)), None)
+    at = link_line.line_start if link_line else raw.find(b"pr-link", block.start, block.content_end)
+    return block.line + raw.count(b"\n", block.start, at) if block.start <= at else block.line
+
+
+def _judge_link(
+    link: Any,
+    *,
+    pr: int,
+    repository: str,
+    placeholders: tuple[str, ...],
+    fix_near_misses: bool,
+    spell: str,
+    where: tuple[str, str, int],
+) -> dx.Diagnostic | str | None:
+    """What to do with an appended entry's ``link``: None, keep it (it is ``pr``'s own link);
+    a problem that refuses the plan; or text, replace it (why it was a near-miss, or "" for a
+    placeholder). ``where``: the entry's label, the path and the pr-link's line."""
+    label, path, line = where
+    if link is not None and not isinstance(link, str):
+        return dx.error(
+            dx.UNEXPECTED_LINK, f"{label}: pr-link {link!r} is not a link", path, line, 1,
+            hint=spell,
+        )  # fmt: skip
+    found = classify(link or "", repository=repository, placeholders=placeholders)
+    if found.kind is LinkKind.CANONICAL:
+        if found.pr == pr:
+            return None
+        return dx.error(
+            dx.UNEXPECTED_LINK,
+            f"{label}: pr-link points at pull request #{found.pr}, not #{pr}",
+            path,
+            line,
+            1,
+            hint=f"an entry this pull request appends links to it: {spell}",
+        )
+    if found.kind is LinkKind.INVALID or (
+        found.kind is LinkKind.NEAR_MISS and found.pr is not None and found.pr != pr
+    ):
+        return dx.error(
+            dx.UNEXPECTED_LINK,
+            f"{label}: pr-link {link!r} is neither a placeholder nor a link to "
+            f"pull request #{pr}" + (f" ({found.reason})" if found.reason else ""),
+            path,
+            line,
+            1,
+            hint=spell,
+        )
+    if found.kind is not LinkKind.NEAR_MISS:
+        return ""
+    if not fix_near_misses:
+        return dx.error(
+            dx.NEAR_MISS_PLACEHOLDER,
+            f"{label}: pr-link {link!r} is not an accepted placeholder: {found.reason}",
+            path,
+            line,
+            1,
+            hint=f"{spell}; or pass --fix-near-misses to replace it with `{canonical_link(repository, pr)}`",
+        )
+    return found.reason or "near-miss"
 
 
 @dataclass(frozen=True)
@@ -241,14 +261,7 @@ def canonicalize(
     """
     shown = path or config.changelog
     label = base_label or f"{shown} (base)"
-    change = compare(
-        base,
-        head,
-        path=shown,
-        base_label=label,
-        max_size=config.max_file_size,
-        whitespace_separator=config.whitespace_only_separator,
-    )
+    change = compare_configured(base, head, config=config, path=shown, base_label=label)
     if change.kind in (ChangeKind.NONE, ChangeKind.CORRECTED) and change.ok:
         return Canonicalized(head, False, change.kind, 0, (), ())
     errors = [d for d in change.diagnostics if d.severity is dx.Severity.ERROR]

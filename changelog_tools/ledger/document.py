@@ -354,7 +354,24 @@ def parse_ledger(
             )
         )
         return Ledger(raw, path, (), tuple(diags), loaded, line_offset)
+    item_offsets = _match_entry_starts(raw, root, loaded, diags, path, line_offset, entry_offset)
+    blocks = _blocks(raw, root, loaded, item_offsets)
+    if validate_entries:
+        diags.extend(_schema_findings(root, loaded, path, entry_offset))
+    return Ledger(raw, path, tuple(blocks), tuple(diags), loaded, line_offset)
 
+
+def _match_entry_starts(
+    raw: bytes,
+    root: list[Any],
+    loaded: yamlload.Loaded,
+    diags: list[dx.Diagnostic],
+    path: str,
+    line_offset: int,
+    entry_offset: int,
+) -> list[int | None]:
+    """The byte offset of each item's `- config-keys:` line (None: the item does not start with
+    one at column 0); a finding in ``diags`` for each such item and each unmatched line."""
     starts = entry_starts(raw)
     # Map line number -> byte offset for every `- config-keys:` line, then match items to lines.
     start_lines: dict[int, int] = {}
@@ -406,7 +423,13 @@ def parse_ledger(
                     hint="check the indentation of this entry and of the one before it",
                 )
             )
+    return item_offsets
 
+
+def _blocks(
+    raw: bytes, root: list[Any], loaded: yamlload.Loaded, item_offsets: list[int | None]
+) -> list[Block]:
+    """The entries' byte blocks, when every item starts at its own line (else none)."""
     blocks: list[Block] = []
     if all(o is not None for o in item_offsets):
         offsets = [o for o in item_offsets if o is not None]
@@ -422,9 +445,7 @@ def parse_ledger(
                     data=root[i],
                 )
             )
-    if validate_entries:
-        diags.extend(_schema_findings(root, loaded, path, entry_offset))
-    return Ledger(raw, path, tuple(blocks), tuple(diags), loaded, line_offset)
+    return blocks
 
 
 # Invalid entries itemized per file; past this the rest are only counted, so a file of 200,000

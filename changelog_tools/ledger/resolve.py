@@ -28,27 +28,29 @@ from changelog_tools.ledger import links
 from changelog_tools.ledger.appendonly import (
     Change,
     ChangeKind,
+    Correction,
     compare,
     separator_after,
-    without_link,
 )
-from changelog_tools.ledger.canonicalize import (
-    Substitution,
-    entries_in_base,
-    plan_links,
-)
+from changelog_tools.ledger.canonicalize import Substitution, entries_in_base, plan_links
 from changelog_tools.ledger.document import (
-    ENTRY_START,
-    ENTRY_START_RE,
     Block,
     Ledger,
     Splice,
     apply_splices,
-    count_entries,
     parse_ledger,
     pr_link_lines,
 )
 from changelog_tools.ledger.guard import Refusal, require_valid
+from changelog_tools.ledger.mainside import MainSide as MainSide
+from changelog_tools.ledger.mainside import main_side_entries as main_side_entries
+from changelog_tools.ledger.mainside import shared_entries_end as shared_entries_end
+from changelog_tools.ledger.mainside import signature, structure
+from changelog_tools.ledger.resolution import AppendedEntry as AppendedEntry
+from changelog_tools.ledger.resolution import AppliedCorrection as AppliedCorrection
+from changelog_tools.ledger.resolution import DroppedEntry as DroppedEntry
+from changelog_tools.ledger.resolution import Labels as Labels
+from changelog_tools.ledger.resolution import Resolution as Resolution
 
 # Codes that mean "this side changed what was already there", as opposed to "its new entries
 # are malformed".
@@ -67,120 +69,6 @@ _REWRITE_CODES = frozenset(
 )
 # Separators between the PR's entries are rebuilt here, so its own separator slips don't matter.
 _REBUILT_CODES = frozenset({dx.APPEND_SEPARATOR, dx.FINAL_NEWLINES})
-
-
-@dataclass(frozen=True)
-class AppendedEntry:
-    """A PR entry in the result: its number and line there, and its line on the PR side."""
-
-    entry: int
-    line: int
-    pr_line: int
-    link: Any
-
-    def as_json(self) -> dict[str, Any]:
-        return dx.record_json(self, {"link": "pr-link"})
-
-
-@dataclass(frozen=True)
-class DroppedEntry:
-    """A PR entry left out because main appended an equal one since the merge-base."""
-
-    pr_entry: int
-    pr_line: int
-    main_entry: int
-    main_line: int
-
-    def as_json(self) -> dict[str, Any]:
-        return dx.record_json(self)
-
-
-@dataclass(frozen=True)
-class AppliedCorrection:
-    """A pr-link correction of the PR, replayed onto main (or found already there)."""
-
-    entry: int
-    line: int
-    old: Any
-    new: Any
-    already_on_main: bool
-
-    def as_json(self) -> dict[str, Any]:
-        return dx.record_json(self)
-
-
-@dataclass(frozen=True)
-class Resolution:
-    """The resolved bytes and an account of where every part of them came from."""
-
-    data: bytes
-    kind: str  # "appended" or "corrected"
-    main_bytes: int  # data[:main_bytes] is main's side, byte for byte (appended kind)
-    main_entries: int  # entries on main's side
-    main_appended: int  # entries main appended since the merge-base
-    appended: tuple[AppendedEntry, ...]
-    dropped: tuple[DroppedEntry, ...]
-    substitutions: tuple[Substitution, ...]
-    corrections: tuple[AppliedCorrection, ...]
-    warnings: tuple[dx.Diagnostic, ...]
-    verified_mode: str
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "main-bytes-kept": self.main_bytes,
-            "main-entries": self.main_entries,
-            "main-appended-since-base": self.main_appended,
-            "appended": [a.as_json() for a in self.appended],
-            "dropped-already-on-main": [d.as_json() for d in self.dropped],
-            "substitutions": [s.as_json() for s in self.substitutions],
-            "corrections": [c.as_json() for c in self.corrections],
-            "verified": f"check, {self.verified_mode} mode",
-        }
-
-    def summary(self) -> list[str]:
-        """Human-readable account, one fact per line."""
-        out: list[str] = []
-        if self.kind == "appended":
-            out.append(
-                f"kept main's {dx.counted(self.main_entries, 'entry', 'entries')} byte for byte "
-                f"({self.main_appended} appended on main since the merge-base)"
-            )
-            for a in self.appended:
-                out.append(f"appended the PR's entry as entry {a.entry} (line {a.line})")
-            for d in self.dropped:
-                out.append(
-                    f"dropped the PR's entry {d.pr_entry} (PR side line {d.pr_line}): main "
-                    f"already appended it as entry {d.main_entry}"
-                )
-        for s in self.substitutions:
-            out.append(f"entry {s.entry}: pr-link {s.old!r} -> {s.new}")
-        for c in self.corrections:
-            if c.already_on_main:
-                out.append(f"entry {c.entry}: pr-link correction already on main ({c.new})")
-            else:
-                out.append(f"entry {c.entry}: pr-link corrected {c.old!r} -> {c.new!r}")
-        out.append(f"the result passes `check` in {self.verified_mode} mode against main's side")
-        return out
-
-
-@dataclass(frozen=True)
-class Labels:
-    """How each version is named in messages."""
-
-    base: str
-    pr: str
-    main: str
-    result: str
-
-    @classmethod
-    def for_path(cls, path: str) -> Labels:
-        return cls(f"{path} (merge-base)", f"{path} (PR side)", f"{path} (main side)", path)
-
-
-def _signature(data: Any) -> str:
-    # Canonical JSON of the entry without its link: equal meaning, equal string.
-    return json.dumps(without_link(data), sort_keys=True, default=str, ensure_ascii=False)
 
 
 def canonical_identity(data: Any, *, config: Config, pr: int | None) -> str | None:
@@ -299,109 +187,6 @@ def _refuse_pr_change(change: Change, labels: Labels) -> None:
         )
 
 
-@dataclass(frozen=True)
-class MainSide:
-    """What main did since the merge-base: the entries it added, in its own numbering."""
-
-    entries: int  # entries on main's side
-    new: tuple[tuple[int, int, Any], ...]  # (entry number, line, data) of each new entry
-    ledger: Ledger | None  # the whole parse, when the slow path made one
-
-
-def _invalid_main(ledger: Ledger, label: str) -> Refusal:
-    errors = [d for d in ledger.diagnostics if d.severity is dx.Severity.ERROR]
-    return Refusal(
-        dx.MAIN_SIDE_INVALID,
-        f"{label} is not a valid changelog" + (f": {errors[0].message}" if errors else ""),
-        path=ledger.path,
-        line=errors[0].line if errors else None,
-        hint="fix it first, then merge again",
-        details=errors,
-    )
-
-
-def main_side_entries(
-    base: bytes, main: bytes, *, labels: Labels, base_entries: int | None = None
-) -> MainSide:
-    """The entries main added since ``base``; raises :class:`Refusal` when main is unusable.
-
-    When main starts with the merge-base bytes (the normal case) only its suffix is parsed and
-    every entry there is new. Otherwise (main corrected or reformatted history, or, during a
-    rebase, "main" is main plus the PR commits already replayed) both versions are parsed and
-    main's new entries are what remains after taking away, by meaning, one main entry for each
-    base entry.
-    """
-    if main and not main.endswith(b"\n"):
-        raise Refusal(
-            dx.MAIN_SIDE_INVALID,
-            "main's version does not end with a newline; appending would change its last line",
-            path=labels.main,
-            line=main.count(b"\n") + 1,
-            hint="fix main first (add the final newline), then merge again",
-        )
-    # ``base_entries``: the count of base's entries when the caller has it (one pass saved).
-    first = count_entries(base) if base_entries is None else base_entries
-    if main.startswith(base) and (not base or base.endswith(b"\n")):
-        found = ENTRY_START_RE.search(main, len(base))
-        lead = main[len(base) : found.start() if found else len(main)]
-        if not lead.strip():
-            if found is None:
-                return MainSide(first, (), None)
-            ledger = parse_ledger(
-                main[found.start() :],
-                path=labels.main,
-                line_offset=main.count(b"\n", 0, found.start()),
-                validate_entries=False,
-            )
-            if not ledger.ok or not ledger.structured:
-                raise _invalid_main(ledger, "main's side")
-            new = tuple((first + b.index + 1, b.line, b.data) for b in ledger.blocks)
-            return MainSide(first + len(new), new, None)
-    # The entries both versions begin with, byte for byte, are the same on both sides and cancel
-    # out below whatever they hold, so only what follows them is parsed (as on the fast path,
-    # the whole result is validated later). In a rebase that is nearly all of history.
-    cut = shared_entries_end(base, main)
-    shared = count_entries(base[:cut]) if cut else 0
-    lines = base.count(b"\n", 0, cut)
-    base_ledger = parse_ledger(
-        base[cut:], path=labels.base, line_offset=lines, entry_offset=shared,
-        validate_entries=False,
-    )  # fmt: skip
-    if not base_ledger.ok or not base_ledger.structured:
-        raise _invalid_main(base_ledger, "the merge-base version")
-    main_ledger = parse_ledger(
-        main[cut:], path=labels.main, line_offset=lines, entry_offset=shared,
-        validate_entries=False,
-    )  # fmt: skip
-    if not main_ledger.ok or not main_ledger.structured:
-        raise _invalid_main(main_ledger, "main's side")
-    old = Counter(_signature(b.data) for b in base_ledger.blocks)
-    added: list[tuple[int, int, Any]] = []
-    for block in main_ledger.blocks:
-        sig = _signature(block.data)
-        if old[sig] > 0:
-            old[sig] -= 1
-        else:
-            added.append((shared + block.index + 1, block.line, block.data))
-    return MainSide(
-        shared + len(main_ledger.blocks), tuple(added), main_ledger if not cut else None
-    )
-
-
-def shared_entries_end(a: bytes, b: bytes) -> int:
-    """The largest offset where both ``a`` and ``b`` start an entry (`- config-keys:` at the
-    start of a line) after identical bytes; 0 when there is none past the first entry."""
-    low, high = 0, min(len(a), len(b))
-    while low < high:  # the length of the common prefix, by bisection (each test a memcmp)
-        mid = (low + high + 1) // 2
-        if a[low:mid] == b[low:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    start = a.rfind(b"\n" + ENTRY_START, 0, low)
-    return start + 1 if start >= 0 else 0
-
-
 def resolve(
     base: bytes | None,
     pr_side: bytes,
@@ -431,71 +216,70 @@ def resolve(
     main_info = main_side_entries(
         history, main_side, labels=labels, base_entries=pr_change.history_entries
     )
+    sides = _Sides(history, pr_side, main_side, pr_change, main_info, labels, config, mode)
     if pr_change.kind is ChangeKind.CORRECTED:
-        return _resolve_corrections(
-            history,
-            pr_side,
-            main_side,
-            pr_change,
-            main_info,
-            labels=labels,
-            config=config,
-            mode=mode,
-        )
-    return _resolve_appends(
-        pr_side,
-        main_side,
-        pr_change,
-        main_info,
-        labels=labels,
-        config=config,
-        pr=pr,
-        mode=mode,
-        fix_near_misses=fix_near_misses,
-    )
+        return _resolve_corrections(sides)
+    return _resolve_appends(sides, pr=pr, fix_near_misses=fix_near_misses)
 
 
-def _resolve_appends(
-    pr_side: bytes,
-    main: bytes,
-    pr_change: Change,
-    main_info: MainSide,
-    *,
-    labels: Labels,
-    config: Config,
-    pr: int | None,
-    mode: str,
-    fix_near_misses: bool,
-) -> Resolution:
-    pr_first = entries_in_base(pr_change) + 1
-    # Entries main added since the merge-base, link included; each can absorb one PR entry
-    # that is the same entry (cherry-picked from main), never one that only reads the same.
-    on_main: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    for number, line, data in main_info.new:
-        identity = canonical_identity(data, config=config, pr=None)
-        if identity is not None:
-            on_main[identity].append((number, line))
-    kept: list[tuple[int, Block]] = []
-    dropped: list[DroppedEntry] = []
-    for i, block in enumerate(pr_change.appended):
-        identity = canonical_identity(block.data, config=config, pr=pr)
-        matches = on_main.get(identity) if identity is not None else None
-        if matches:
-            main_entry, main_line = matches.pop(0)
-            dropped.append(DroppedEntry(pr_first + i, block.line, main_entry, main_line))
-        else:
-            kept.append((pr_first + i, block))
-    main_entries = main_info.entries
-    if not kept:
-        listed = ", ".join(f"{d.pr_entry} (as main's {d.main_entry})" for d in dropped)
-        raise Refusal(
-            dx.NOTHING_REMAINS,
-            f"every entry the PR appended is already on main: PR entries {listed}; nothing of "
-            "the PR remains",
-            path=labels.pr,
-            line=dropped[0].pr_line if dropped else None,
-            hint="main already has this change; take main's version of the file",
+@dataclass(frozen=True, slots=True)
+class _Sides:
+    """The three versions, what is known of the PR's and main's changes, and how to name and
+    verify them: what both ways of resolving start from."""
+
+    base: bytes
+    pr_side: bytes
+    main: bytes
+    pr_change: Change
+    main_info: MainSide
+    labels: Labels
+    config: Config
+    mode: str
+
+    def resolution(
+        self,
+        data: bytes,
+        *,
+        kind: str,
+        main_entries: int,
+        appended: tuple[AppendedEntry, ...] = (),
+        dropped: tuple[DroppedEntry, ...] = (),
+        substitutions: tuple[Substitution, ...] = (),
+        corrections: tuple[AppliedCorrection, ...] = (),
+        warnings: tuple[dx.Diagnostic, ...] = (),
+    ) -> Resolution:
+        """``data`` with its account, once it passes `check` against main's side in ``mode``
+        (a :class:`Refusal` when it does not); check's warnings follow ``warnings``."""
+        more = require_valid(
+            self.main,
+            data,
+            config=self.config,
+            mode=self.mode,
+            path=self.labels.result,
+            base_label=self.labels.main,
+            what="the resolved file",
         )
+        return Resolution(
+            data=data,
+            kind=kind,
+            main_bytes=len(self.main),
+            main_entries=main_entries,
+            main_appended=len(self.main_info.new),
+            appended=appended,
+            dropped=dropped,
+            substitutions=substitutions,
+            corrections=corrections,
+            warnings=warnings + more,
+            verified_mode=self.mode,
+        )
+
+
+def _resolve_appends(sides: _Sides, *, pr: int | None, fix_near_misses: bool) -> Resolution:
+    """Main's bytes, then the PR's appended entries main does not already hold, their links
+    canonicalized with ``pr``; checked against main in ``mode``."""
+    pr_side, main, config, labels = sides.pr_side, sides.main, sides.config, sides.labels
+    main_info = sides.main_info
+    kept, dropped = _not_on_main(sides.pr_change, main_info, config=config, pr=pr, labels=labels)
     splices: list[Splice] = []
     subs: tuple[Substitution, ...] = ()
     warnings: tuple[dx.Diagnostic, ...] = ()
@@ -514,17 +298,81 @@ def _resolve_appends(
         splices = list(plan.splices)
         warnings = plan.warnings
         subs = plan.substitutions
-    chunks: list[bytes] = []
-    for _, block in kept:
-        end = block.content_end + len(carried(pr_side, block))
-        inside = [
-            Splice(s.start - block.start, s.end - block.start, s.data)
-            for s in splices
-            if block.start <= s.start < end
-        ]
-        chunks.append(apply_splices(pr_side[block.start : end], inside))
+    chunks = [_own_bytes(pr_side, block, splices) for _, block in kept]
     data = join_after(main, chunks)
-    # Where each kept entry starts in the result, for the account.
+    appended, subs = _account(main, data, chunks, kept, subs, main_entries=main_info.entries)
+    return sides.resolution(
+        data,
+        kind="appended",
+        main_entries=main_info.entries,
+        appended=appended,
+        dropped=tuple(dropped),
+        substitutions=subs,
+        warnings=warnings,
+    )
+
+
+def _not_on_main(
+    pr_change: Change, main_info: MainSide, *, config: Config, pr: int | None, labels: Labels
+) -> tuple[list[tuple[int, Block]], list[DroppedEntry]]:
+    """The PR's appended entries (numbered on the PR side) to keep, and those dropped.
+
+    Entries main added since the merge-base, link included; each can absorb one PR entry that
+    is the same entry (cherry-picked from main), never one that only reads the same. Refuses
+    when nothing of the PR remains.
+    """
+    pr_first = entries_in_base(pr_change) + 1
+    on_main: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for number, line, data in main_info.new:
+        identity = canonical_identity(data, config=config, pr=None)
+        if identity is not None:
+            on_main[identity].append((number, line))
+    kept: list[tuple[int, Block]] = []
+    dropped: list[DroppedEntry] = []
+    for i, block in enumerate(pr_change.appended):
+        identity = canonical_identity(block.data, config=config, pr=pr)
+        matches = on_main.get(identity) if identity is not None else None
+        if matches:
+            main_entry, main_line = matches.pop(0)
+            dropped.append(DroppedEntry(pr_first + i, block.line, main_entry, main_line))
+        else:
+            kept.append((pr_first + i, block))
+    if not kept:
+        listed = ", ".join(f"{d.pr_entry} (as main's {d.main_entry})" for d in dropped)
+        raise Refusal(
+            dx.NOTHING_REMAINS,
+            f"every entry the PR appended is already on main: PR entries {listed}; nothing of "
+            "the PR remains",
+            path=labels.pr,
+            line=dropped[0].pr_line if dropped else None,
+            hint="main already has this change; take main's version of the file",
+        )
+    return kept, dropped
+
+
+def _own_bytes(pr_side: bytes, block: Block, splices: Sequence[Splice]) -> bytes:
+    """``block``'s bytes on the PR side (whitespace-only lines it carried included), with the
+    ``splices`` that fall inside it applied."""
+    end = block.content_end + len(carried(pr_side, block))
+    inside = [
+        Splice(s.start - block.start, s.end - block.start, s.data)
+        for s in splices
+        if block.start <= s.start < end
+    ]
+    return apply_splices(pr_side[block.start : end], inside)
+
+
+def _account(
+    main: bytes,
+    data: bytes,
+    chunks: Sequence[bytes],
+    kept: Sequence[tuple[int, Block]],
+    subs: tuple[Substitution, ...],
+    *,
+    main_entries: int,
+) -> tuple[tuple[AppendedEntry, ...], tuple[Substitution, ...]]:
+    """Where each kept entry landed in ``data`` (number, line, link), and the substitutions
+    renumbered and moved to where they are in the result."""
     starts: list[int] = []
     pos = len(main)
     last = main
@@ -549,9 +397,8 @@ def _resolve_appends(
         )
         for k, (number, block) in enumerate(kept)
     )
-    # The account reports substitutions where they are in the result: renumber and move.
     position = {number: k for k, (number, _) in enumerate(kept)}
-    subs = tuple(
+    moved = tuple(
         Substitution(
             appended[k].entry,
             appended[k].line + s.line - kept[k][1].line,
@@ -562,106 +409,39 @@ def _resolve_appends(
         for s in subs
         for k in [position[s.entry]]
     )
-    more = require_valid(
-        main,
-        data,
-        config=config,
-        mode=mode,
-        path=labels.result,
-        base_label=labels.main,
-        what="the resolved file",
-    )
-    return Resolution(
-        data=data,
-        kind="appended",
-        main_bytes=len(main),
-        main_entries=main_entries,
-        main_appended=len(main_info.new),
-        appended=appended,
-        dropped=tuple(dropped),
-        substitutions=subs,
-        corrections=(),
-        warnings=warnings + more,
-        verified_mode=mode,
-    )
+    return appended, moved
 
 
 def _main_block_for(main_ledger: Ledger, index: int, sig: str) -> Block | None:
     """Main's version of base entry ``index``: the same position when it still means the same,
     else the one main entry with that meaning (main inserted entries before it)."""
     blocks = main_ledger.blocks
-    if index < len(blocks) and _signature(blocks[index].data) == sig:
+    if index < len(blocks) and signature(blocks[index].data) == sig:
         return blocks[index]
-    same = [b for b in blocks if _signature(b.data) == sig]
+    same = [b for b in blocks if signature(b.data) == sig]
     return same[0] if len(same) == 1 else None
 
 
-def _resolve_corrections(
-    base: bytes,
-    pr_side: bytes,
-    main: bytes,
-    pr_change: Change,
-    main_info: MainSide,
-    *,
-    labels: Labels,
-    config: Config,
-    mode: str,
-) -> Resolution:
+def _resolve_corrections(sides: _Sides) -> Resolution:
+    """The PR's pr-link corrections replayed onto main's bytes, where main left those entries
+    alone; checked against main in ``mode``."""
+    pr_side, main, labels = sides.pr_side, sides.main, sides.labels
     # A correction rewrites history, so whole files are parsed here (structure only: the
     # comparison of the PR side already applied the schema).
-    base_ledger = parse_ledger(base, path=labels.base, validate_entries=False)
+    base_ledger = parse_ledger(sides.base, path=labels.base, validate_entries=False)
     pr_ledger = parse_ledger(pr_side, path=labels.pr, validate_entries=False)
-    main_ledger = main_info.ledger or parse_ledger(main, path=labels.main, validate_entries=False)
-    if not main_ledger.ok or not main_ledger.structured:
-        raise _invalid_main(main_ledger, "main's side")
+    # The slow path of reading main's side parsed it whole (and refused it when invalid).
+    main_ledger = sides.main_info.ledger or structure(main, path=labels.main, what="main's side")
     splices: list[Splice] = []
     applied: list[AppliedCorrection] = []
-    for corr in pr_change.corrections:
-        number = corr.index + 1
-        main_block = _main_block_for(
-            main_ledger, corr.index, _signature(base_ledger.blocks[corr.index].data)
+    for corr in sides.pr_change.corrections:
+        sig = signature(base_ledger.blocks[corr.index].data)
+        splice, done = _replay_correction(
+            corr, main, main_ledger, sig, pr_side, pr_ledger, labels=labels
         )
-        if main_block is None:
-            raise Refusal(
-                dx.CORRECTION_CONFLICT,
-                f"entry {number}: the PR corrects its pr-link, but main changed, removed or "
-                "duplicated that entry since the merge-base",
-                path=labels.main,
-                line=main_ledger.blocks[corr.index].line
-                if corr.index < len(main_ledger.blocks)
-                else None,
-                hint="resolve this conflict by hand",
-            )
-        main_number = main_block.index + 1
-        main_link = main_block.data.get("pr-link") if isinstance(main_block.data, dict) else None
-        main_lines = pr_link_lines(main, main_block)
-        line = main_block.line
-        if main_lines:
-            line += main.count(b"\n", main_block.start, main_lines[0].line_start)
-        if main_link == corr.new:
-            applied.append(AppliedCorrection(main_number, line, corr.old, corr.new, True))
-            continue
-        if main_link != corr.old:
-            raise Refusal(
-                dx.CORRECTION_CONFLICT,
-                f"entry {main_number}: main changed its pr-link to {main_link!r} since the "
-                f"merge-base; the PR changes it from {corr.old!r} to {corr.new!r}",
-                path=labels.main,
-                line=line,
-                hint="decide which link is right and resolve this conflict by hand",
-            )
-        pr_lines = pr_link_lines(pr_side, pr_ledger.blocks[corr.index])
-        if len(main_lines) != 1 or len(pr_lines) != 1:
-            raise Refusal(
-                dx.LINK_LINE,
-                f"entry {main_number}: could not find exactly one `  pr-link:` line to correct",
-                path=labels.main,
-                line=line,
-                hint="resolve this conflict by hand",
-            )
-        new_line = pr_side[pr_lines[0].line_start : pr_lines[0].line_end]
-        splices.append(Splice(main_lines[0].line_start, main_lines[0].line_end, new_line))
-        applied.append(AppliedCorrection(main_number, line, corr.old, corr.new, False))
+        applied.append(done)
+        if splice is not None:
+            splices.append(splice)
     if not splices:
         raise Refusal(
             dx.NOTHING_REMAINS,
@@ -669,29 +449,68 @@ def _resolve_corrections(
             path=labels.pr,
             hint="take main's version of the file",
         )
-    data = apply_splices(main, splices)
-    warnings = require_valid(
-        main,
-        data,
-        config=config,
-        mode=mode,
-        path=labels.result,
-        base_label=labels.main,
-        what="the resolved file",
-    )
-    return Resolution(
-        data=data,
+    return sides.resolution(
+        apply_splices(main, splices),
         kind="corrected",
-        main_bytes=len(main),
         main_entries=len(main_ledger.blocks),
-        main_appended=len(main_info.new),
-        appended=(),
-        dropped=(),
-        substitutions=(),
         corrections=tuple(applied),
-        warnings=warnings,
-        verified_mode=mode,
     )
+
+
+def _replay_correction(
+    corr: Correction,
+    main: bytes,
+    main_ledger: Ledger,
+    sig: str,
+    pr_side: bytes,
+    pr_ledger: Ledger,
+    *,
+    labels: Labels,
+) -> tuple[Splice | None, AppliedCorrection]:
+    """The splice that puts the PR's pr-link line into main's version of the entry (None when
+    main already has it); refuses when main changed, moved or relinked that entry."""
+    number = corr.index + 1
+    main_block = _main_block_for(main_ledger, corr.index, sig)
+    if main_block is None:
+        raise Refusal(
+            dx.CORRECTION_CONFLICT,
+            f"entry {number}: the PR corrects its pr-link, but main changed, removed or "
+            "duplicated that entry since the merge-base",
+            path=labels.main,
+            line=main_ledger.blocks[corr.index].line
+            if corr.index < len(main_ledger.blocks)
+            else None,
+            hint="resolve this conflict by hand",
+        )
+    main_number = main_block.index + 1
+    main_link = main_block.data.get("pr-link") if isinstance(main_block.data, dict) else None
+    main_lines = pr_link_lines(main, main_block)
+    line = main_block.line
+    if main_lines:
+        line += main.count(b"\n", main_block.start, main_lines[0].line_start)
+    if main_link == corr.new:
+        return None, AppliedCorrection(main_number, line, corr.old, corr.new, True)
+    if main_link != corr.old:
+        raise Refusal(
+            dx.CORRECTION_CONFLICT,
+            f"entry {main_number}: main changed its pr-link to {main_link!r} since the "
+            f"merge-base; the PR changes it from {corr.old!r} to {corr.new!r}",
+            path=labels.main,
+            line=line,
+            hint="decide which link is right and resolve this conflict by hand",
+        )
+    pr_lines = pr_link_lines(pr_side, pr_ledger.blocks[corr.index])
+    if len(main_lines) != 1 or len(pr_lines) != 1:
+        raise Refusal(
+            dx.LINK_LINE,
+            f"entry {main_number}: could not find exactly one `  pr-link:` line to correct",
+            path=labels.main,
+            line=line,
+            hint="resolve this conflict by hand",
+        )
+    new_line = pr_side[pr_lines[0].line_start : pr_lines[0].line_end]
+    splice = Splice(main_lines[0].line_start, main_lines[0].line_end, new_line)
+    return splice, AppliedCorrection(main_number, line, corr.old, corr.new, False)
 
 
 def _full_identity(data: Any) -> str:

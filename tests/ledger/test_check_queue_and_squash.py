@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from changelog_tools import yamlload
-from changelog_tools.ledger.check import queue_ref_pr
 from tests.checkdata import MASTER_A, MASTERS, PULL, appended, entry, init_repo
 from tests.conftest import REPO_ROOT, commit_files, git, run_cli
 
@@ -103,20 +102,6 @@ def test_the_shipped_workflow_runs_on_merge_groups_and_its_step_fails_a_placehol
     proc = run_step(step, cwd=repo, context={"github": {"event": {}}}, env=env)
     assert proc.returncode == 1
     assert f"::error file=perf-changelog.yaml,line={LINE},col=3,title=CL202::" in proc.stdout
-
-
-@pytest.mark.parametrize(
-    ("ref", "pr"),
-    [
-        ("refs/heads/gh-readonly-queue/main/pr-2607-0123abc", 2607),
-        ("gh-readonly-queue/release/1.x/pr-5-" + "a" * 40, 5),
-        ("refs/heads/gh-readonly-queue/main/pr-٥-0123abc", None),  # ASCII digits only
-        ("refs/heads/gh-readonly-queue/main/pr-5", None),
-        ("refs/heads/main", None),
-    ],
-)
-def test_queue_ref_pr(ref: str, pr: int | None) -> None:
-    assert queue_ref_pr(ref) == pr
 
 
 # -- squash commits on main ----------------------------------------------------------------------
