@@ -120,6 +120,7 @@ def test_a_later_step_of_the_same_job_reuses_the_installed_tool(tmp_path: Path) 
     tool.write_text(f'#!/bin/sh\nexec "{real}" "$@"\n')
     tool.chmod(0o755)
     (job_temp / "changelog-tools-venv" / "changelog-tools-spec").write_text(str(ROOT))
+    (job_temp / "changelog-tools-venv" / "changelog-tools-deps").write_text("local")
     result = run_step(
         _step(command="validate", args="perf-changelog.yaml"),
         cwd=repo,
@@ -240,13 +241,14 @@ def test_signoff_verify_runs_the_subcommand_with_the_pr_through_the_action(tmp_p
 
 
 def _action_copy(target: Path) -> Path:
-    """What the install reads of the action: action.yml, pyproject.toml and the package."""
+    """What the install reads of the action: action.yml, pyproject.toml, the list of the local
+    commands' dependencies and the package."""
     import shutil
 
     from tests.actionrunner import ROOT
 
     target.mkdir()
-    for name in ("action.yml", "pyproject.toml"):
+    for name in ("action.yml", "pyproject.toml", "action-requirements.txt"):
         shutil.copy2(ROOT / name, target / name)
     shutil.copytree(
         ROOT / "changelog_tools", target / "changelog_tools",
@@ -255,7 +257,7 @@ def _action_copy(target: Path) -> Path:
     return target
 
 
-def _cache_key(repo: Path, action: Path, **with_: str) -> str:
+def _cache_key(repo: Path, action: Path, command: str = "validate", **with_: str) -> str:
     """The key the action hands to the cache's restore step (the install itself not run)."""
     seen: dict[str, str] = {}
 
@@ -264,7 +266,7 @@ def _cache_key(repo: Path, action: Path, **with_: str) -> str:
         return {"cache-hit": "false"}
 
     result = run_step(
-        _step(command="validate", args="perf-changelog.yaml", **with_),
+        _step(command=command, args="--help", **with_),
         cwd=repo,
         context={},
         env=dict(os.environ),
@@ -281,12 +283,27 @@ def test_the_cache_key_names_the_tools_files_the_installer_and_the_release(
     repo = _throwaway(tmp_path)
     action = _action_copy(tmp_path / "action")
     key = _cache_key(repo, action)
-    assert key.startswith("changelog-tools-venv-v1-Linux-")
+    assert key.startswith("changelog-tools-venv-v2-Linux-")
     assert _cache_key(repo, action) == key
     assert _cache_key(repo, action, installer="pip") != key
     assert _cache_key(repo, action, version="0.1.0") != key
     assert _cache_key(repo, action, version="0.1.0").endswith("-0.1.0")
     assert _cache_key(repo, action, cache="false") == ""
+    # A local command's environment (without the GitHub-only dependencies) is not one that a
+    # GitHub command may restore, and a release from the index always gets all of its own.
+    assert "-uv-local-" in key
+    assert _cache_key(repo, action, command="check") == key
+    everything = _cache_key(repo, action, command="reuse-gate")
+    assert "-uv-all-" in everything
+    assert everything.replace("-all-", "-local-") == key
+    assert "-uv-all-0.1.0" in _cache_key(repo, action, version="0.1.0")
+    # The list of the local commands' dependencies is part of what the key digests.
+    listed = action / "action-requirements.txt"
+    original = listed.read_bytes()
+    listed.write_bytes(original + b"pathspec>=0.12\n")
+    assert _cache_key(repo, action) != key
+    listed.write_bytes(original)
+    assert _cache_key(repo, action) == key
     # Any change to what the install builds from (one byte of one module) is another key.
     module = action / "changelog_tools" / "numbers.py"
     module.write_bytes(module.read_bytes() + b"\n")
@@ -315,6 +332,7 @@ def test_a_restored_environment_is_used_only_for_the_same_install_spec(tmp_path:
             (venv / "bin" / "changelog-tools").write_text(f'#!/bin/sh\nexec "{real}" "$@"\n')
             (venv / "bin" / "changelog-tools").chmod(0o755)
             (venv / "changelog-tools-spec").write_text(spec)
+            (venv / "changelog-tools-deps").write_text("local")
             return {"cache-hit": "true"}
 
         return restore
