@@ -13,7 +13,7 @@ import pytest
 
 from changelog_tools import yamlload
 from changelog_tools.testing.fakegithub import FakeGitHub
-from tests.actionrunner import run_step
+from tests.actionrunner import StepResult, run_step
 from tests.checkdata import BASE
 from tests.conftest import REPO_ROOT, commit_files, git
 from tests.fakegithub_fixtures import env_for
@@ -407,3 +407,91 @@ def test_the_workflow_validates_the_whole_file_on_every_push_to_main(tmp_path: P
     proc = run_step(step, cwd=tmp_path, context={}, env=dict(os.environ))
     assert proc.returncode == 1
     assert proc.stdout.startswith("::error file=perf-changelog.yaml,line=4,")
+
+
+# -- which dependencies the install brings: the local commands' list, or everything ------------
+
+
+def _recording_uv(tmp_path: Path) -> tuple[Path, Path]:
+    """(a PATH directory whose `uv` logs each call and makes a venv running this checkout's tool
+    instead of installing, the log)."""
+    import shutil
+
+    real = shutil.which("changelog-tools", path=str(Path(sys.executable).parent))
+    assert real
+    bin_dir, log = tmp_path / "uv-bin", tmp_path / "uv.log"
+    bin_dir.mkdir()
+    (bin_dir / "uv").write_text(
+        "#!/bin/bash\n"
+        f'echo "$*" >> "{log}"\n'
+        'if [ "$1" = venv ]; then\n'
+        '  venv="${*: -1}"; mkdir -p "$venv/bin"\n'
+        f'  printf \'#!/bin/sh\\nexec "%s" "$@"\\n\' "{real}" > "$venv/bin/changelog-tools"\n'
+        '  chmod +x "$venv/bin/changelog-tools"\n'
+        "fi\n"
+    )
+    (bin_dir / "uv").chmod(0o755)
+    return bin_dir, log
+
+
+def test_a_local_command_installs_the_tool_without_its_github_dependencies(
+    tmp_path: Path,
+) -> None:
+    repo = _throwaway(tmp_path)
+    action = _action_copy(tmp_path / "action")
+    bin_dir, log = _recording_uv(tmp_path)
+    job_temp = tmp_path / "runner-temp"
+    job_temp.mkdir()
+    venv = job_temp / "changelog-tools-venv"
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+
+    def step(command: str, args: str) -> tuple[StepResult, list[str]]:
+        before = log.read_text().splitlines() if log.exists() else []
+        result = run_step(
+            _step(command=command, args=args), cwd=repo, context={}, env=env, install=True,
+            runner_temp=job_temp, action_path=action,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        calls = log.read_text().splitlines()[len(before) :] if log.exists() else []
+        return result, calls
+
+    # check, validate, lint ...: the tool with --no-deps, then the listed dependencies
+    _, calls = step("validate", "perf-changelog.yaml")
+    py = f"--python {venv}/bin/python"
+    assert calls[1:] == [
+        f"pip install --quiet {py} --no-deps {action}",
+        f"pip install --quiet {py} --requirement {action}/action-requirements.txt",
+    ]
+    assert (venv / "changelog-tools-deps").read_text() == "local"
+    # A later step of the job that talks to GitHub does not take that venv: it installs all.
+    result, calls = step("reuse-gate", "--help")
+    assert "already installed in this job" not in result.stderr
+    assert calls[1:] == [f"pip install --quiet {py} {action}"]
+    assert (venv / "changelog-tools-deps").read_text() == "all"
+    # ... and a local command after it reuses the full one.
+    result, calls = step("check", "--help")
+    assert "already installed in this job" in result.stderr
+    assert calls == []
+
+
+def test_a_release_from_the_index_gets_all_its_dependencies_whatever_the_command(
+    tmp_path: Path,
+) -> None:
+    repo = _throwaway(tmp_path)
+    action = _action_copy(tmp_path / "action")
+    bin_dir, log = _recording_uv(tmp_path)
+    job_temp = tmp_path / "runner-temp"
+    job_temp.mkdir()
+    result = run_step(
+        _step(command="validate", args="--help", version="0.1.0"), cwd=repo, context={},
+        env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}, install=True,
+        runner_temp=job_temp, action_path=action,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    calls = log.read_text().splitlines()
+    venv = job_temp / "changelog-tools-venv"
+    # the list is this commit's: a release declares its own dependencies
+    assert calls[1:] == [
+        f"pip install --quiet --python {venv}/bin/python perf-changelog-tools==0.1.0"
+    ]
+    assert (venv / "changelog-tools-deps").read_text() == "all"
