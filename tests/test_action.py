@@ -495,3 +495,32 @@ def test_a_release_from_the_index_gets_all_its_dependencies_whatever_the_command
         f"pip install --quiet --python {venv}/bin/python perf-changelog-tools==0.1.0"
     ]
     assert (venv / "changelog-tools-deps").read_text() == "all"
+
+
+def test_a_python_that_cannot_digest_the_tool_stops_before_the_cache_is_asked(
+    tmp_path: Path,
+) -> None:
+    """The cache key is never made of empty parts: a failed digest fails the step."""
+    import shutil
+
+    repo = _throwaway(tmp_path)
+    action = _action_copy(tmp_path / "action")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "bash").symlink_to(shutil.which("bash") or "/bin/bash")
+    (bin_dir / "python3").write_text('#!/bin/sh\necho "broken python" >&2\nexit 3\n')
+    (bin_dir / "python3").chmod(0o755)
+    asked: list[str] = []
+
+    def restore(given, _steps):  # type: ignore[no-untyped-def]
+        asked.append(given["key"])
+        return {"cache-hit": "false"}
+
+    result = run_step(
+        _step(command="validate"), cwd=repo, context={},
+        env={**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"}, action_path=action,
+        stand_ins={"actions/cache/restore": restore},
+    )  # fmt: skip
+    assert result.returncode == 3
+    assert "broken python" in result.stderr
+    assert asked == []
