@@ -36,8 +36,9 @@ in). Both sides read the package index the same way (this machine's pip configur
 given pip's find-links when set), so the network is the same for both. The ratio compares wall
 times; the installed size is what the install added to the venv (our venv holds no pip).
 To time an older action (before a change), give ``--action`` a directory holding that commit's
-files (``git archive COMMIT | tar -x -C DIR``); or give it to ``--before`` to run its uv cases
-too, as ``before:uv-cold`` and ``before:uv-cached``, in the same rounds (paired, round by round).
+files (``git archive COMMIT | tar -x -C DIR``); or give it to ``--before`` to run its cases too
+(``before:pip``, ``before:uv-cold``, ``before:uv-cached``), in the same rounds, paired round by
+round with this one's.
 """
 
 from __future__ import annotations
@@ -320,7 +321,7 @@ def main() -> None:
     parser.add_argument(
         "--before",
         type=Path,
-        help="an older action's files: its uv cases run too, in the same rounds",
+        help="an older action's files: its cases run too, in the same rounds",
     )
     reference_arguments(parser, needs="pip")
     args = parser.parse_args()
@@ -359,7 +360,7 @@ def main() -> None:
             (scratch / "before").mkdir()
             before = _copy_action(args.before.resolve(), scratch / "before" / "action")
             jobs["before:"] = Job(scratch / "before", before, repo)
-            cases += [f"before:{c}" for c in ("uv-cold", "uv-cached") if c in cases]
+            cases += [f"before:{c}" for c in ("pip", "uv-cold", "uv-cached") if c in cases]
         if "uv-cold" in cases:
             print(f"setup-uv stands in as a download of {job.uv_url()}")
             for each in jobs.values():
