@@ -524,3 +524,22 @@ def test_a_python_that_cannot_digest_the_tool_stops_before_the_cache_is_asked(
     assert result.returncode == 3
     assert "broken python" in result.stderr
     assert asked == []
+
+
+def test_only_a_whole_local_command_name_gets_the_local_install(tmp_path: Path) -> None:
+    repo = _throwaway(tmp_path)
+    action = _action_copy(tmp_path / "action")
+    keys: list[str] = []
+
+    def restore(given, _steps):  # type: ignore[no-untyped-def]
+        keys.append(given["key"])
+        return {"cache-hit": "false"}
+
+    for command in ("keys lint", "chec", "check-x", "lint"):
+        result = run_step(
+            _step(command=command, args="--help"), cwd=repo, context={}, env=dict(os.environ),
+            action_path=action, stand_ins={"actions/cache/restore": restore},
+        )  # fmt: skip
+        assert result.returncode == (0 if command == "lint" else 2), result.stderr
+    # two words that are local names side by side, a prefix, a longer name: all dependencies
+    assert ["-uv-local-" in k for k in keys] == [False, False, False, True]
