@@ -20,6 +20,9 @@ synthetic stand-ins when absent), round by round, interleaved:
     verdict (a zstd or gzip tar of the venv, not counted).
   * ``uv-cached``: the defaults when an earlier run saved the environment: the restore (the
     tar extracted: the download is not counted), then `check`.
+  The medians of the action's own steps are printed too (`step install`: the venv and the
+  install, then `changelog-tools --version`; `step run`: the command, on a fresh environment its
+  first run, which compiles the bytecode of every module it imports).
   Every case starts from a fresh RUNNER_TEMP and empty pip and uv caches (PIP_CACHE_DIR,
   UV_CACHE_DIR), so nothing of an earlier round helps.
 - the reference: InferenceX's check-changelog job, `pip install pydantic pyyaml` into the
@@ -33,7 +36,9 @@ in). Both sides read the package index the same way (this machine's pip configur
 given pip's find-links when set), so the network is the same for both. The ratio compares wall
 times; the installed size is what the install added to the venv (our venv holds no pip).
 To time an older action (before a change), give ``--action`` a directory holding that commit's
-files (``git archive COMMIT | tar -x -C DIR``).
+files (``git archive COMMIT | tar -x -C DIR``); or give it to ``--before`` to run its cases too
+(``before:pip``, ``before:uv-cold``, ``before:uv-cached``), in the same rounds, paired round by
+round with this one's.
 """
 
 from __future__ import annotations
@@ -262,6 +267,8 @@ class Job:
             },
         )
         elapsed = (verdict[0] if verdict else time.perf_counter()) - started
+        for inner, seconds in result.seconds.items():
+            self.parts.setdefault(f"{case}: step {inner}", []).append(seconds)
         if result.returncode != 0:
             raise SystemExit(f"{case}: the job failed (exit {result.returncode}):\n"
                              f"{result.stdout[-2000:]}{result.stderr[-4000:]}")  # fmt: skip
@@ -311,6 +318,11 @@ def main() -> None:
     parser.add_argument(
         "--cases", default=",".join(CASES), help=f"which of {', '.join(CASES)} (comma-separated)"
     )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="an older action's files: its cases run too, in the same rounds",
+    )
     reference_arguments(parser, needs="pip")
     args = parser.parse_args()
     cases = [c for c in args.cases.split(",") if c]
@@ -343,8 +355,16 @@ def main() -> None:
         )
         action = _copy_action(args.action.resolve(), scratch / "action")
         job = Job(scratch, action, repo)
+        jobs = {"": job}
+        if args.before:
+            (scratch / "before").mkdir()
+            before = _copy_action(args.before.resolve(), scratch / "before" / "action")
+            jobs["before:"] = Job(scratch / "before", before, repo)
+            cases += [f"before:{c}" for c in ("pip", "uv-cold", "uv-cached") if c in cases]
         if "uv-cold" in cases:
             print(f"setup-uv stands in as a download of {job.uv_url()}")
+            for each in jobs.values():
+                each.uv_url()  # looked up before the clock starts
         wall: dict[str, list[float]] = {c: [] for c in cases}
         size: dict[str, int] = {}
         how: dict[str, str] = {}
@@ -354,7 +374,8 @@ def main() -> None:
                     elapsed, kib = reference_round(scratch, repo, args.reference, round_)
                     how[case] = "pip into the runner's Python"
                 else:
-                    elapsed, kib, how[case] = job.run(case, round_)
+                    prefix, _, own = case.rpartition(":")
+                    elapsed, kib, how[case] = jobs[prefix + ":" if prefix else ""].run(own, round_)
                 wall[case].append(elapsed)
                 size[case] = kib
                 print(f"  round {round_ + 1}: {case:<10} {elapsed:6.2f} s", flush=True)
@@ -365,13 +386,28 @@ def main() -> None:
                 f"  {case:<10} {med[case]:6.2f} s   (min {min(wall[case]):.2f}, max "
                 f"{max(wall[case]):.2f})   installed {size[case] / 1024:5.1f} MiB   [{how[case]}]"
             )
-        for name, seconds in sorted(job.parts.items()):
-            if max(seconds) >= 0.01:
-                print(f"    of which {name}: {statistics.median(seconds):.2f} s")
+        for prefix, each in jobs.items():
+            for name, seconds in sorted(each.parts.items()):
+                if max(seconds) >= 0.01:
+                    print(f"    of which {prefix}{name}: {statistics.median(seconds):.2f} s")
         if "reference" in med:
             for case in cases:
                 if case != "reference":
-                    print(f"  {case} / reference: {med[case] / med['reference']:.2f}")
+                    # the ratio of each round's pair, then their median (the load moves both)
+                    paired = [a / b for a, b in zip(wall[case], wall["reference"], strict=True)]
+                    print(
+                        f"  {case} / reference: {med[case] / med['reference']:.2f} (medians); "
+                        f"round by round {', '.join(f'{r:.2f}' for r in paired)}, "
+                        f"median {statistics.median(paired):.2f}"
+                    )
+        for case in cases:
+            if case.startswith("before:") and case.partition(":")[2] in wall:
+                after = case.partition(":")[2]
+                paired = [a / b for a, b in zip(wall[after], wall[case], strict=True)]
+                print(
+                    f"  {after} / {case}: round by round "
+                    f"{', '.join(f'{r:.2f}' for r in paired)}, median {statistics.median(paired):.2f}"
+                )
 
 
 if __name__ == "__main__":

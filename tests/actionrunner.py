@@ -21,8 +21,9 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,8 @@ class StepResult:
     stdout: str
     stderr: str
     outputs: dict[str, str]
+    # wall seconds of each `run:` step of the action that ran, by its id (for the benchmark)
+    seconds: dict[str, float] = field(default_factory=dict)
 
 
 def load_steps(workflow: Path, job: str) -> list[dict[str, Any]]:
@@ -101,6 +104,7 @@ def run_step(
     if missing:
         raise ValueError(f"required inputs missing: {missing}")
     steps_ctx: dict[str, Any] = {}
+    seconds: dict[str, float] = {}
     stdout = stderr = ""
     with tempfile.TemporaryDirectory() as scratch:
         runner_temp = runner_temp or Path(scratch)
@@ -128,6 +132,7 @@ def run_step(
                 "RUNNER_TEMP": str(runner_temp),
                 **{k: evaluate(v, local) for k, v in (inner.get("env") or {}).items()},
             }
+            began = time.perf_counter()
             proc = subprocess.run(
                 ["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", inner["run"]],
                 cwd=cwd,
@@ -136,14 +141,15 @@ def run_step(
                 text=True,
                 check=False,
             )
+            seconds[inner_id or "step"] = time.perf_counter() - began
             stdout, stderr = stdout + proc.stdout, stderr + proc.stderr
             outputs = dict(
                 line.split("=", 1) for line in output_file.read_text().splitlines() if "=" in line
             )
             steps_ctx[inner_id] = {"outputs": outputs}
             if proc.returncode != 0:
-                return StepResult(proc.returncode, stdout, stderr, outputs)
-    return StepResult(0, stdout, stderr, steps_ctx.get("run", {}).get("outputs", {}))
+                return StepResult(proc.returncode, stdout, stderr, outputs, seconds)
+    return StepResult(0, stdout, stderr, steps_ctx.get("run", {}).get("outputs", {}), seconds)
 
 
 def main(argv: list[str]) -> int:

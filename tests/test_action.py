@@ -13,7 +13,7 @@ import pytest
 
 from changelog_tools import yamlload
 from changelog_tools.testing.fakegithub import FakeGitHub
-from tests.actionrunner import run_step
+from tests.actionrunner import StepResult, run_step
 from tests.checkdata import BASE
 from tests.conftest import REPO_ROOT, commit_files, git
 from tests.fakegithub_fixtures import env_for
@@ -120,6 +120,7 @@ def test_a_later_step_of_the_same_job_reuses_the_installed_tool(tmp_path: Path) 
     tool.write_text(f'#!/bin/sh\nexec "{real}" "$@"\n')
     tool.chmod(0o755)
     (job_temp / "changelog-tools-venv" / "changelog-tools-spec").write_text(str(ROOT))
+    (job_temp / "changelog-tools-venv" / "changelog-tools-deps").write_text("local")
     result = run_step(
         _step(command="validate", args="perf-changelog.yaml"),
         cwd=repo,
@@ -240,13 +241,14 @@ def test_signoff_verify_runs_the_subcommand_with_the_pr_through_the_action(tmp_p
 
 
 def _action_copy(target: Path) -> Path:
-    """What the install reads of the action: action.yml, pyproject.toml and the package."""
+    """What the install reads of the action: action.yml, pyproject.toml, the list of the local
+    commands' dependencies and the package."""
     import shutil
 
     from tests.actionrunner import ROOT
 
     target.mkdir()
-    for name in ("action.yml", "pyproject.toml"):
+    for name in ("action.yml", "pyproject.toml", "action-requirements.txt"):
         shutil.copy2(ROOT / name, target / name)
     shutil.copytree(
         ROOT / "changelog_tools", target / "changelog_tools",
@@ -255,7 +257,7 @@ def _action_copy(target: Path) -> Path:
     return target
 
 
-def _cache_key(repo: Path, action: Path, **with_: str) -> str:
+def _cache_key(repo: Path, action: Path, command: str = "validate", **with_: str) -> str:
     """The key the action hands to the cache's restore step (the install itself not run)."""
     seen: dict[str, str] = {}
 
@@ -264,7 +266,7 @@ def _cache_key(repo: Path, action: Path, **with_: str) -> str:
         return {"cache-hit": "false"}
 
     result = run_step(
-        _step(command="validate", args="perf-changelog.yaml", **with_),
+        _step(command=command, args="--help", **with_),
         cwd=repo,
         context={},
         env=dict(os.environ),
@@ -281,12 +283,27 @@ def test_the_cache_key_names_the_tools_files_the_installer_and_the_release(
     repo = _throwaway(tmp_path)
     action = _action_copy(tmp_path / "action")
     key = _cache_key(repo, action)
-    assert key.startswith("changelog-tools-venv-v1-Linux-")
+    assert key.startswith("changelog-tools-venv-v2-Linux-")
     assert _cache_key(repo, action) == key
     assert _cache_key(repo, action, installer="pip") != key
     assert _cache_key(repo, action, version="0.1.0") != key
     assert _cache_key(repo, action, version="0.1.0").endswith("-0.1.0")
     assert _cache_key(repo, action, cache="false") == ""
+    # A local command's environment (without the GitHub-only dependencies) is not one that a
+    # GitHub command may restore, and a release from the index always gets all of its own.
+    assert "-uv-local-" in key
+    assert _cache_key(repo, action, command="check") == key
+    everything = _cache_key(repo, action, command="reuse-gate")
+    assert "-uv-all-" in everything
+    assert everything.replace("-all-", "-local-") == key
+    assert "-uv-all-0.1.0" in _cache_key(repo, action, version="0.1.0")
+    # The list of the local commands' dependencies is part of what the key digests.
+    listed = action / "action-requirements.txt"
+    original = listed.read_bytes()
+    listed.write_bytes(original + b"pathspec>=0.12\n")
+    assert _cache_key(repo, action) != key
+    listed.write_bytes(original)
+    assert _cache_key(repo, action) == key
     # Any change to what the install builds from (one byte of one module) is another key.
     module = action / "changelog_tools" / "numbers.py"
     module.write_bytes(module.read_bytes() + b"\n")
@@ -315,6 +332,7 @@ def test_a_restored_environment_is_used_only_for_the_same_install_spec(tmp_path:
             (venv / "bin" / "changelog-tools").write_text(f'#!/bin/sh\nexec "{real}" "$@"\n')
             (venv / "bin" / "changelog-tools").chmod(0o755)
             (venv / "changelog-tools-spec").write_text(spec)
+            (venv / "changelog-tools-deps").write_text("local")
             return {"cache-hit": "true"}
 
         return restore
@@ -389,3 +407,139 @@ def test_the_workflow_validates_the_whole_file_on_every_push_to_main(tmp_path: P
     proc = run_step(step, cwd=tmp_path, context={}, env=dict(os.environ))
     assert proc.returncode == 1
     assert proc.stdout.startswith("::error file=perf-changelog.yaml,line=4,")
+
+
+# -- which dependencies the install brings: the local commands' list, or everything ------------
+
+
+def _recording_uv(tmp_path: Path) -> tuple[Path, Path]:
+    """(a PATH directory whose `uv` logs each call and makes a venv running this checkout's tool
+    instead of installing, the log)."""
+    import shutil
+
+    real = shutil.which("changelog-tools", path=str(Path(sys.executable).parent))
+    assert real
+    bin_dir, log = tmp_path / "uv-bin", tmp_path / "uv.log"
+    bin_dir.mkdir()
+    (bin_dir / "uv").write_text(
+        "#!/bin/bash\n"
+        f'echo "$*" >> "{log}"\n'
+        'if [ "$1" = venv ]; then\n'
+        '  venv="${*: -1}"; mkdir -p "$venv/bin"\n'
+        f'  printf \'#!/bin/sh\\nexec "%s" "$@"\\n\' "{real}" > "$venv/bin/changelog-tools"\n'
+        '  chmod +x "$venv/bin/changelog-tools"\n'
+        "fi\n"
+    )
+    (bin_dir / "uv").chmod(0o755)
+    return bin_dir, log
+
+
+def test_a_local_command_installs_the_tool_without_its_github_dependencies(
+    tmp_path: Path,
+) -> None:
+    repo = _throwaway(tmp_path)
+    action = _action_copy(tmp_path / "action")
+    bin_dir, log = _recording_uv(tmp_path)
+    job_temp = tmp_path / "runner-temp"
+    job_temp.mkdir()
+    venv = job_temp / "changelog-tools-venv"
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+
+    def step(command: str, args: str) -> tuple[StepResult, list[str]]:
+        before = log.read_text().splitlines() if log.exists() else []
+        result = run_step(
+            _step(command=command, args=args), cwd=repo, context={}, env=env, install=True,
+            runner_temp=job_temp, action_path=action,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        calls = log.read_text().splitlines()[len(before) :] if log.exists() else []
+        return result, calls
+
+    # check, validate, lint ...: the tool with --no-deps, then the listed dependencies
+    _, calls = step("validate", "perf-changelog.yaml")
+    py = f"--python {venv}/bin/python"
+    assert calls[1:] == [
+        f"pip install --quiet {py} --no-deps {action}",
+        f"pip install --quiet {py} --requirement {action}/action-requirements.txt",
+    ]
+    assert (venv / "changelog-tools-deps").read_text() == "local"
+    # A later step of the job that talks to GitHub does not take that venv: it installs all.
+    result, calls = step("reuse-gate", "--help")
+    assert "already installed in this job" not in result.stderr
+    assert calls[1:] == [f"pip install --quiet {py} {action}"]
+    assert (venv / "changelog-tools-deps").read_text() == "all"
+    # ... and a local command after it reuses the full one.
+    result, calls = step("check", "--help")
+    assert "already installed in this job" in result.stderr
+    assert calls == []
+
+
+def test_a_release_from_the_index_gets_all_its_dependencies_whatever_the_command(
+    tmp_path: Path,
+) -> None:
+    repo = _throwaway(tmp_path)
+    action = _action_copy(tmp_path / "action")
+    bin_dir, log = _recording_uv(tmp_path)
+    job_temp = tmp_path / "runner-temp"
+    job_temp.mkdir()
+    result = run_step(
+        _step(command="validate", args="--help", version="0.1.0"), cwd=repo, context={},
+        env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}, install=True,
+        runner_temp=job_temp, action_path=action,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    calls = log.read_text().splitlines()
+    venv = job_temp / "changelog-tools-venv"
+    # the list is this commit's: a release declares its own dependencies
+    assert calls[1:] == [
+        f"pip install --quiet --python {venv}/bin/python perf-changelog-tools==0.1.0"
+    ]
+    assert (venv / "changelog-tools-deps").read_text() == "all"
+
+
+def test_a_python_that_cannot_digest_the_tool_stops_before_the_cache_is_asked(
+    tmp_path: Path,
+) -> None:
+    """The cache key is never made of empty parts: a failed digest fails the step."""
+    import shutil
+
+    repo = _throwaway(tmp_path)
+    action = _action_copy(tmp_path / "action")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "bash").symlink_to(shutil.which("bash") or "/bin/bash")
+    (bin_dir / "python3").write_text('#!/bin/sh\necho "broken python" >&2\nexit 3\n')
+    (bin_dir / "python3").chmod(0o755)
+    asked: list[str] = []
+
+    def restore(given, _steps):  # type: ignore[no-untyped-def]
+        asked.append(given["key"])
+        return {"cache-hit": "false"}
+
+    result = run_step(
+        _step(command="validate"), cwd=repo, context={},
+        env={**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"}, action_path=action,
+        stand_ins={"actions/cache/restore": restore},
+    )  # fmt: skip
+    assert result.returncode == 3
+    assert "broken python" in result.stderr
+    assert asked == []
+
+
+def test_only_a_whole_local_command_name_gets_the_local_install(tmp_path: Path) -> None:
+    repo = _throwaway(tmp_path)
+    action = _action_copy(tmp_path / "action")
+    keys: list[str] = []
+
+    def restore(given, _steps):  # type: ignore[no-untyped-def]
+        keys.append(given["key"])
+        return {"cache-hit": "false"}
+
+    for command in ("keys lint", "chec", "check-x", "lint"):
+        result = run_step(
+            _step(command=command, args="--help"), cwd=repo, context={}, env=dict(os.environ),
+            action_path=action, stand_ins={"actions/cache/restore": restore},
+        )  # fmt: skip
+        assert result.returncode == (0 if command == "lint" else 2), result.stderr
+    # two words that are local names side by side, a prefix, a longer name: all dependencies
+    assert ["-uv-local-" in k for k in keys] == [False, False, False, True]
