@@ -140,6 +140,44 @@ def test_empty_lines_the_change_trimmed_from_the_base_are_restored_and_check_pas
     assert code == 0, out  # "OK" from fix is `check`'s verdict on the file it wrote
 
 
+# -- a near-miss naming another pull request: `fix` cannot help, so no hint sends you there ------
+
+
+def test_a_near_miss_naming_another_pull_request_is_hinted_to_edit_by_hand_not_to_fix(
+    tmp_path: Path,
+) -> None:
+    head = BASE + b"\n" + entry(KEY, description="Added first", link=f"{PULL}12/")
+    root = pr_repo(tmp_path, head)
+    fixed = run_cli("fix", "--pr", "13", cwd=root)
+    assert fixed.returncode == 1, fixed.stdout + fixed.stderr
+    assert "nothing to repair" in fixed.stderr
+    assert (root / CHANGELOG).read_bytes() == head
+    proc = run_cli("check", "--no-config-keys", "--pr", "13", "--format", "json", cwd=root)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    [problem] = json.loads(proc.stdout)["diagnostics"]
+    assert problem["code"] == dx.NEAR_MISS_LINK
+    hint = problem["hint"]
+    assert "fix` does it" not in hint and "`changelog-tools fix` leaves it" in hint
+    assert "#12, not #13" in hint and f"`{PULL}13`" in hint and "by hand" in hint
+    text = run_cli("check", "--no-config-keys", "--pr", "13", cwd=root).stdout
+    assert "fix` does it" not in text and "by hand" in text
+    # doing what the hint says passes
+    (root / CHANGELOG).write_bytes(head.replace(f"{PULL}12/".encode(), f"{PULL}13".encode()))
+    code, out = committed_check(root, "--pr", "13")
+    assert code == 0, out
+
+
+def test_a_near_miss_fix_can_repair_still_names_fix(tmp_path: Path) -> None:
+    head = BASE + b"\n" + entry(KEY, description="Added first", link=f"{PULL}13/")
+    root = pr_repo(tmp_path, head)
+    proc = run_cli("check", "--no-config-keys", "--pr", "13", cwd=root)
+    assert proc.returncode == 1 and dx.NEAR_MISS_LINK in proc.stdout, proc.stdout
+    assert "`changelog-tools fix` does it" in proc.stdout
+    assert run_cli("fix", "--pr", "13", cwd=root).returncode == 0
+    code, out = committed_check(root, "--pr", "13")
+    assert code == 0, out
+
+
 # -- PR-controlled text never reaches the terminal as control characters ----------------------
 
 # An OSC 8 hyperlink, a CSI colour, a C1 CSI (U+009B) and a BEL in a YAML key of the new entry:
