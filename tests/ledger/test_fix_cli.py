@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from changelog_tools import diagnostics as dx
+from changelog_tools.ledger.fix import HISTORY_EDITED
 from tests.checkdata import BASE, PULL, entry, init_repo
 from tests.conftest import commit_files, git, run_cli
 
@@ -176,6 +177,38 @@ def test_a_near_miss_fix_can_repair_still_names_fix(tmp_path: Path) -> None:
     assert run_cli("fix", "--pr", "13", cwd=root).returncode == 0
     code, out = committed_check(root, "--pr", "13")
     assert code == 0, out
+
+
+# -- a refusal listed with its causes: shown, marked, and not counted, in every format --------
+
+
+@pytest.mark.parametrize("output_format", ["text", "github", "json"])
+def test_a_refusal_is_marked_as_the_consequence_and_left_out_of_the_count_in_every_format(
+    tmp_path: Path, output_format: str
+) -> None:
+    edited = BASE.replace(b"Second sweep", b"Second sweep, edited")
+    head = edited + b"\n" + NEW
+    root = pr_repo(tmp_path, head)
+    proc = run_cli("fix", "--format", output_format, cwd=root)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert (root / CHANGELOG).read_bytes() == head
+    summary = "fix: perf-changelog.yaml: 1 problem (1 error, 0 warnings)"
+    tag = "(consequence, not counted) "
+    if output_format == "json":
+        doc = json.loads(proc.stdout)
+        causes = [d for d in doc["diagnostics"] if not d.get("consequence")]
+        [refusal] = [d for d in doc["diagnostics"] if d.get("consequence")]
+        assert [d["code"] for d in causes] == [dx.ENTRY_CHANGED]
+        assert refusal["code"] == HISTORY_EDITED and not refusal["message"].startswith(tag)
+        assert doc["summary"] == {"errors": len(causes), "warnings": 0, "text": summary}
+        return
+    lines = proc.stdout.splitlines()
+    assert lines[-1] == summary
+    marked = [line for line in lines if tag in line]
+    assert len(marked) == 1 and HISTORY_EDITED in marked[0], proc.stdout
+    assert "nothing was written" in marked[0]
+    errors = [line for line in lines if line.startswith("::error") or ": CL" in line]
+    assert len(errors) == 2 and len(errors) - len(marked) == 1, proc.stdout
 
 
 # -- PR-controlled text never reaches the terminal as control characters ----------------------
