@@ -58,7 +58,8 @@ def replay(
     \b
     Examples:
       changelog-tools replay --last 200
-      changelog-tools replay --last 50 --no-config-keys --format json > blast-radius.json
+      changelog-tools replay --last 50 --no-config-keys \\
+          --format json > blast-radius.json
     """
     from changelog_tools import gitrepo
     from changelog_tools.ledger.replay import replay_history
