@@ -499,12 +499,13 @@ def visible(text: str) -> str:
 
 
 # Marks a consequence in text and GitHub output, where JSON has `"consequence": true`: without
-# it the summary's count would look one short of the errors listed.
-CONSEQUENCE_TAG = "(consequence, not counted) "
+# it the summary's count would look one short of the errors listed. After the message, so a
+# line still starts `CODE message` for whoever searches logs for it.
+CONSEQUENCE_TAG = " (consequence, not counted)"
 
 
 def _shown_message(d: Diagnostic) -> str:
-    return (CONSEQUENCE_TAG if d.consequence else "") + d.message
+    return d.message + (CONSEQUENCE_TAG if d.consequence else "")
 
 
 def render_text(report: Report) -> str:

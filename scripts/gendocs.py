@@ -26,7 +26,7 @@ def render_codes() -> str:
         "",
         "Every rule has a stable code. Text output prints `PATH:LINE:COL: CODE message`; JSON "
         "output carries `code` and `name`; GitHub annotations use the code as their title. A "
-        "refusal listed with the errors that caused it is marked `(consequence, not counted)` "
+        "refusal listed with the errors that caused it ends in `(consequence, not counted)` "
         '(JSON: `"consequence": true`) and left out of the summary\'s counts (docs/check.md, '
         '"Output").',
         "",

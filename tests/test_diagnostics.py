@@ -46,5 +46,5 @@ def test_a_consequence_is_never_cut_by_the_cap_nor_counted_as_hidden() -> None:
     assert report.hidden == {dx.ENTRY_CHANGED: (1, 0)}
     assert report.error_count() == 2  # one shown cause and one hidden; no consequence
     text = dx.render_text(report)
-    assert text.count("CL520 (consequence, not counted) nothing was written") == 2
+    assert text.count("CL520 nothing was written (consequence, not counted)\n") == 2
     assert text.endswith("demo: 2 problems (2 errors, 0 warnings)\n")
