@@ -150,7 +150,7 @@ class LazyGroup(click.Group):
 
 @click.group(
     cls=LazyGroup,
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 80},
 )
 @click.version_option(__version__, prog_name="changelog-tools")
 def cli() -> None:
@@ -163,8 +163,8 @@ def cli() -> None:
       2  usage or configuration error
       3  git or GitHub failed (after retries)
       4  a flow stopped safely; what it did remotely is printed, a re-run resumes
-      5  merged, but main's push run did not reuse the sweep and ingest (or not in time);
-         the `recover` command that fixes it is printed
+      5  merged, but main's push run did not reuse the sweep and ingest (or not in
+         time); the `recover` command that fixes it is printed
       70 internal error (a log file was saved)
       130 interrupted (Ctrl-C, SIGINT)
 

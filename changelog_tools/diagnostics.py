@@ -372,7 +372,8 @@ class Report:
             kept[d.code] = kept.get(d.code, 0) + 1
         for d in items:
             count = kept.get(d.code, 0)
-            if count < self.per_code:
+            if count < self.per_code or d.consequence:
+                # a consequence is never cut: `hidden` counts problems, and it is none
                 kept[d.code] = count + 1
                 self.diagnostics.append(d)
                 continue
@@ -392,6 +393,7 @@ class Report:
         return [d for d in self.diagnostics if d.severity is Severity.WARNING]
 
     def error_count(self) -> int:
+        """Errors found, hidden ones included; a consequence is shown but not counted."""
         counted = [d for d in self.errors if not d.consequence]
         return len(counted) + sum(e for e, _ in self.hidden.values())
 
@@ -496,11 +498,21 @@ def visible(text: str) -> str:
     return _CONTROL_CHARS.sub(_shown_control, text)
 
 
+# Marks a consequence in text and GitHub output, where JSON has `"consequence": true`: without
+# it the summary's count would look one short of the errors listed. After the message, so a
+# line still starts `CODE message` for whoever searches logs for it.
+CONSEQUENCE_TAG = " (consequence, not counted)"
+
+
+def _shown_message(d: Diagnostic) -> str:
+    return d.message + (CONSEQUENCE_TAG if d.consequence else "")
+
+
 def render_text(report: Report) -> str:
     lines: list[str] = []
     for d in report.sorted():
         tag = "" if d.severity is Severity.ERROR else "warning "
-        lines.append(f"{_location(d)}: {d.code} {tag}{d.message}")
+        lines.append(f"{_location(d)}: {d.code} {tag}{_shown_message(d)}")
         if d.hint:
             lines.extend(f"    hint: {h}" for h in d.hint.splitlines())
     lines.extend(report.hidden_lines())
@@ -575,7 +587,7 @@ def render_github(report: Report) -> str:
         if d.column is not None:
             props.append(f"col={d.column}")
         props.append(f"title={_escape_property(d.code)}")
-        message = d.message + (f"\n{d.hint}" if d.hint else "")
+        message = _shown_message(d) + (f"\n{d.hint}" if d.hint else "")
         lines.append(f"::{d.severity.value} {','.join(props)}::{escape_data(message)}")
     lines.extend(report.hidden_lines())
     lines.append(report.summary())

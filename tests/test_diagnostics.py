@@ -33,3 +33,18 @@ def test_findings_past_the_cap_are_counted_not_printed(tmp_path: Path) -> None:
     doc = json.loads(json_proc.stdout)
     assert doc["hidden"] == {"CL050": {"errors": 50, "warnings": 0}}
     assert doc["summary"]["errors"] == 150
+
+
+def test_a_consequence_is_never_cut_by_the_cap_nor_counted_as_hidden() -> None:
+    from changelog_tools import diagnostics as dx
+
+    report = dx.Report(command="demo", per_code=1)
+    cause = dx.error(dx.ENTRY_CHANGED, "changed", "log.yaml", 3)
+    outcome = dx.Diagnostic("CL520", "nothing was written", "log.yaml", 3, consequence=True)
+    report.extend([cause, cause, outcome, outcome])
+    assert report.diagnostics == [cause, outcome, outcome]
+    assert report.hidden == {dx.ENTRY_CHANGED: (1, 0)}
+    assert report.error_count() == 2  # one shown cause and one hidden; no consequence
+    text = dx.render_text(report)
+    assert text.count("CL520 nothing was written (consequence, not counted)\n") == 2
+    assert text.endswith("demo: 2 problems (2 errors, 0 warnings)\n")

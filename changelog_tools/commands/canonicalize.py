@@ -71,26 +71,32 @@ def canonicalize(
     \b
     Refuses, naming the entry and its line, and writes nothing, when:
       - an appended link is neither a placeholder nor PR N's own link;
-      - an appended link is a near-miss placeholder (TBD, xxxx, a bare .../pull/) and
-        --fix-near-misses is not given;
-      - the change is not a valid append, or the result would not pass `check` in main mode.
+      - an appended link is a near-miss placeholder (TBD, xxxx, a bare
+        .../pull/) and --fix-near-misses is not given;
+      - the change is not a valid append, or the result would not pass `check`
+        in main mode.
+
     Running it again changes nothing and says so. The write is atomic.
 
     \b
-    --fix-placement: entries the change inserted in the middle of history (CL103) are taken
-    out, the rest must be the base byte for byte, and they are appended at the end in their
-    order, one empty line apart; the result must pass `check` and `validate` (then, with --pr,
-    their links are filled in). Nothing else moves.
+    --fix-placement: entries the change inserted in the middle of history (CL103)
+    are taken out, the rest must be the base byte for byte, and they are appended
+    at the end in their order, one empty line apart; the result must pass `check`
+    and `validate` (then, with --pr, their links are filled in). Nothing else
+    moves.
 
     \b
-    Exit status: 0 done or nothing to do, 1 refused (or --check found work), 2 usage error,
-    3 git failed.
+    Exit status: 0 done or nothing to do, 1 refused (or --check found work),
+    2 usage error, 3 git failed.
+
     \b
     Examples:
       changelog-tools canonicalize --pr 12
       changelog-tools canonicalize --pr 12 --check
-      changelog-tools canonicalize --pr 12 --base-ref origin/main --fix-near-misses
-      changelog-tools canonicalize --pr 7 --base-file base.yaml --repo acme/bench changelog.yaml
+      changelog-tools canonicalize --pr 12 --base-ref origin/main \\
+          --fix-near-misses
+      changelog-tools canonicalize --pr 7 --base-file base.yaml \\
+          --repo acme/bench changelog.yaml
       changelog-tools canonicalize --fix-placement
     """
     from changelog_tools.commands._common import check_repository, display_path

@@ -76,45 +76,55 @@ def check(
 
     \b
     Rules:
-      - both versions pass `validate`'s file and schema rules (for the appended entries);
+      - both versions pass `validate`'s file and schema rules (for the appended
+        entries);
       - no entry deleted or reordered; history is immutable except pr-link-only
         corrections to canonical links, never mixed with new entries;
-      - appended entries follow the base bytes exactly; the appended bytes start with
-        exactly one empty line (none when history ends with one) and separate entries by
-        exactly one empty line: a whitespace-only or TAB/CR/VT/FF line is not that line
-        (error); history's own whitespace is never judged again; the file ends with one
-        newline (trailing spaces: warnings; errors with --strict);
-      - pr-links of new entries: --pr N: this PR's link or a placeholder; --main: canonical
-        only (and pull N's when the commit names PR N: --main --pr N, a merge-queue ref, a
-        squash subject ending in `(#N)`); local: canonical or placeholder;
-      - config keys of new entries exist in the master configs at the head (`*` wildcards
-        must match), and every master key the change adds or modifies is selected;
-      - `append-only: true` entries: only scoped additions to the configs they select;
-      - with --pr, a byte-identical changelog: a master-config change passes with warnings
-        (changed keys no entry selects; --strict makes them errors), anything else has
-        nothing to sweep (error).
+      - appended entries follow the base bytes exactly; the appended bytes start
+        with exactly one empty line (none when history ends with one) and separate
+        entries by exactly one empty line: a whitespace-only or TAB/CR/VT/FF line
+        is not that line (error); history's own whitespace is never judged again;
+        the file ends with one newline (trailing spaces: warnings; errors with
+        --strict);
+      - pr-links of new entries: --pr N: this PR's link or a placeholder; --main:
+        canonical only (and pull N's when the commit names PR N: --main --pr N, a
+        merge-queue ref, a squash subject ending in `(#N)`); local: canonical or
+        placeholder;
+      - config keys of new entries exist in the master configs at the head (`*`
+        wildcards must match), and every master key the change adds or modifies is
+        selected;
+      - `append-only: true` entries: only scoped additions to the configs they
+        select;
+      - with --pr, a byte-identical changelog: a master-config change passes with
+        warnings (changed keys no entry selects; --strict makes them errors),
+        anything else has nothing to sweep (error).
 
     \b
-    Mode: --pr N, --main or --local; in GitHub Actions it is read from GITHUB_EVENT_NAME and
-    GITHUB_EVENT_PATH (pull_request: the PR number and head commit; push to main: the pushed
-    range; merge_group: main mode for the queued commit, the PR number from its
-    gh-readonly-queue/<branch>/pr-N-<sha> ref). Otherwise local mode.
+    Mode: --pr N, --main or --local; in GitHub Actions it is read from
+    GITHUB_EVENT_NAME and GITHUB_EVENT_PATH (pull_request: the PR number and head
+    commit; push to main: the pushed range; merge_group: main mode for the queued
+    commit, the PR number from its gh-readonly-queue/<branch>/pr-N-<sha> ref).
+    Otherwise local mode.
 
     \b
-    Exit status: 0 ok (warnings allowed), 1 a rule failed, 2 usage or configuration error
-    (an unknown revision included), 3 git failed.
+    Exit status: 0 ok (warnings allowed), 1 a rule failed, 2 usage or
+    configuration error (an unknown revision included), 3 git failed.
+
     \b
-    --all-evals/--evals-only (the flags of InferenceX's validate_perf_changelog.py) do not
-    change the verdict; they are recorded under `modifiers` in the JSON result so the step that
-    builds the sweep matrix reads them from one place.
+    --all-evals/--evals-only (the flags of InferenceX's
+    validate_perf_changelog.py) do not change the verdict; they are recorded under
+    `modifiers` in the JSON result so the step that builds the sweep matrix reads
+    them from one place.
 
     \b
     Examples:
       changelog-tools check --pr 12
       changelog-tools check --pr-number 12 --all-evals --format json > check.json
       changelog-tools check --main --base-ref HEAD^ --format github
-      changelog-tools check --base-file old.yaml --head-file perf-changelog.yaml --pr 12
-      changelog-tools check --base-ref v1 --head-ref v2 --no-config-keys --format json
+      changelog-tools check --base-file old.yaml --head-file perf-changelog.yaml \\
+          --pr 12
+      changelog-tools check --base-ref v1 --head-ref v2 --no-config-keys \\
+          --format json
     """
     from changelog_tools.ledger.check import Request, run_check
 

@@ -63,11 +63,13 @@ def demo(
 
     \b
     Exit status: 0 the story ran as expected, 1 a step did not, 3 git failed.
+
+    \b
     Examples:
       changelog-tools demo
       changelog-tools demo --keep
       changelog-tools demo --serve /tmp/changelog-tools-demo-abc123
-      cp -r "$(changelog-tools demo --example-path)" my-bench   # the example, to try by hand
+      cp -r "$(changelog-tools demo --example-path)" my-bench  # to try by hand
     """
     if example_path:
         if keep or workdir is not None or serve_dir is not None or port is not None:

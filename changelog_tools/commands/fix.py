@@ -53,10 +53,11 @@ def fix(
 
     \b
       CL103  a new entry inserted among existing ones: moved to the end
-      CL104/CL105  bytes of existing entries changed, meaning not: restored from the base
+      CL104/CL105  bytes of existing entries changed, meaning not: restored from
+                   the base
       CL108/CL109  separators and final newline: one empty line, one newline
-      CL203  a near-miss pr-link in a new entry: canonical (its own or --pr's number), or
-             the placeholder
+      CL203  a near-miss pr-link in a new entry: canonical (its own or --pr's
+             number), or the placeholder
 
     What needs a human is refused and nothing is written: an existing entry changed in
     meaning or deleted (CL520); a version whose entries cannot all be located, such as one
@@ -65,9 +66,10 @@ def fix(
     request) are listed after the repairs.
 
     \b
-    Exit status: 0 repaired (or nothing to repair) and `check`'s rules pass on the file as
-    written, 1 refused, or problems remain (or, with --dry-run, something would change),
-    2 usage error (nothing written).
+    Exit status: 0 repaired (or nothing to repair) and `check`'s rules pass on the
+    file as written, 1 refused, or problems remain (or, with --dry-run, something
+    would change), 2 usage error (nothing written).
+
     \b
     Examples:
       changelog-tools fix                      # against the merge-base with main

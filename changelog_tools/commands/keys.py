@@ -33,8 +33,9 @@ def keys(
     mean" hint.
 
     \b
-    Exit status: 0 every pattern matched, 1 one did not (or a master config is invalid),
-    2 usage or configuration error, 3 git failed.
+    Exit status: 0 every pattern matched, 1 one did not (or a master config is
+    invalid), 2 usage or configuration error, 3 git failed.
+
     \b
     Examples:
       changelog-tools keys 'mixtral-fp4-*'

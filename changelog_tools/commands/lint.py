@@ -54,21 +54,28 @@ def lint(
     whole tree at the head ref.
 
     \b
-    Rules (ids for --rule, the `lint-rules` and `lint-allow` options; docs/lint.md):
-      master-schema   master-config entries match schemas/master-config.schema.json
-      chat-template   spec-decoding scripts pass --use-chat-template to every benchmark call
-      spec-launchers  every spec-decoding value maps to a script suffix in every launcher
-      config-script   every single-node entry resolves to a benchmark script that exists
+    Rules (ids for --rule and options `lint-rules`, `lint-allow`; docs/lint.md):
+      master-schema   master-config entries match
+                      schemas/master-config.schema.json
+      chat-template   spec-decoding scripts pass --use-chat-template to every
+                      benchmark call
+      spec-launchers  every spec-decoding value maps to a script suffix in every
+                      launcher
+      config-script   every single-node entry resolves to a benchmark script that
+                      exists
       engine-patches  engine patches need docs/waiver/<PR>.md
       arch-overrides  no --hf-overrides / --json-model-override-args
       images          vLLM/SGLang entries on established SKUs use upstream images
-      engine-first    other frameworks need a vLLM/SGLang entry for the same model and SKU
+      engine-first    other frameworks need a vLLM/SGLang entry for the same model
+                      and SKU
       models          no entry for a model or scenario MODELS.md retired
-      golden-al       agentic spec-decoding scripts pin the golden acceptance length
+      golden-al       agentic spec-decoding scripts pin the golden acceptance
+                      length
 
     \b
-    Exit status: 0 no errors (warnings allowed), 1 an error finding, 2 usage or configuration
-    error, 3 git failed.
+    Exit status: 0 no errors (warnings allowed), 1 an error finding, 2 usage or
+    configuration error, 3 git failed.
+
     \b
     Examples:
       changelog-tools lint --pr 12 --format github

@@ -73,24 +73,26 @@ def merge(
 
     \b
     Steps (progress on stderr):
-      1 preflight   PR open, not a draft, not a fork; exactly one full-sweep label and no
-                    reuse-incompatible label; main merged into the PR head in a scratch
-                    worktree (a changelog conflict is resolved, any other conflict aborts);
-                    placeholder pr-links canonicalized; `check` passes in PR mode; an
-                    eligible source run exists (the `reuse-gate` rules and drift guard,
-                    applied to exactly what will be merged); main has not changed what
-                    the swept configs run since that run (else a new sweep is needed)
-      2 authorize   post `/reuse-sweep-run` unless the newest authorized command already
-                    says the same (a maintainer's pin is kept)
+      1 preflight   PR open, not a draft, not a fork; exactly one full-sweep label
+                    and no reuse-incompatible label; main merged into the PR head
+                    in a scratch worktree (a changelog conflict is resolved, any
+                    other conflict aborts); placeholder pr-links canonicalized;
+                    `check` passes in PR mode; an eligible source run exists (the
+                    `reuse-gate` rules and drift guard, applied to exactly what
+                    will be merged); main has not changed what the swept configs
+                    run since that run (else a new sweep is needed)
+      2 authorize   post `/reuse-sweep-run` unless the newest authorized command
+                    already says the same (a maintainer's pin is kept)
       3 push        the new head, never forced (a moved branch stops the flow)
       4 wait        for the changelog check, then every check on the pushed commit
-                    (pending checks, elapsed time and the next look are shown: a live
-                    line on a terminal, plain lines in a log)
-      5 merge       squash, pinned to the pushed commit; the squash message never carries
-                    a CI-skip marker
-      6 ingest      wait (at most `ingest-timeout`) for main's push run of the squash
-                    commit; report its id, whether it reused the sweep, and whether its
-                    ingest job ran and succeeded (--no-wait-ingest: do not wait)
+                    (pending checks, elapsed time and the next look are shown: a
+                    live line on a terminal, plain lines in a log)
+      5 merge       squash, pinned to the pushed commit; the squash message never
+                    carries a CI-skip marker
+      6 ingest      wait (at most `ingest-timeout`) for main's push run of the
+                    squash commit; report its id, whether it reused the sweep, and
+                    whether its ingest job ran and succeeded (--no-wait-ingest: do
+                    not wait)
 
     Nothing remote happens before every preflight passed. Re-running after an
     interruption continues from where the PR is (already authorized, pushed, merged).
@@ -103,11 +105,12 @@ def merge(
 
     \b
     Exit status: 0 merged (or already merged; with --dry-run: the plan is ready),
-    1 the PR is not eligible (the reason is printed), 2 usage or configuration error,
-    3 git or GitHub failed after retries, 4 stopped safely before merging (the message
-    says what was already posted or pushed; a re-run resumes from there), 5 merged, but
-    main's push run lost the ingest or had not completed in time (the exact `recover`
-    command is printed; the report, also in --format json, says what the run did).
+    1 the PR is not eligible (the reason is printed), 2 usage or configuration
+    error, 3 git or GitHub failed after retries, 4 stopped safely before merging
+    (the message says what was already posted or pushed; a re-run resumes from
+    there), 5 merged, but main's push run lost the ingest or had not completed in
+    time (the exact `recover` command is printed; the report, also in --format
+    json, says what the run did).
 
     \b
     Examples:

@@ -45,12 +45,14 @@ def merge_driver(
     it is theirs (%B).
 
     \b
-    Exit status: 0 resolved (%A holds the result); 1 not resolved: %A holds git's usual
-    conflict markers and git reports a conflict, and one line on stderr says why. It never
-    exits above 128 on purpose (git would treat that as a crash) and never prints a traceback.
+    Exit status: 0 resolved (%A holds the result); 1 not resolved: %A holds git's
+    usual conflict markers and git reports a conflict, and one line on stderr says
+    why. It never exits above 128 on purpose (git would treat that as a crash) and
+    never prints a traceback.
+
     \b
-    Install it with `changelog-tools install-merge-driver`; it then runs by itself in
-    `git merge origin/main`, `git rebase origin/main` and `git pull`.
+    Install it with `changelog-tools install-merge-driver`; it then runs by itself
+    in `git merge origin/main`, `git rebase origin/main` and `git pull`.
     """
     import os
 
@@ -87,10 +89,13 @@ def install_merge_driver(global_: bool, output_format: str, config: Config) -> i
 
     \b
     Writes:
-      - `.gitattributes`: `/<changelog> merge=<name>` (commit it so every clone uses it);
+      - `.gitattributes`: `/<changelog> merge=<name>` (commit it so every clone
+        uses it);
       - git config `merge.<name>.driver`: this Python, by absolute path, running
-        `-m changelog_tools merge-driver --marker-size %L %O %A %B %P`, so it works whatever
-        PATH git has; plus `merge.<name>.name` and `merge.<name>.recursive = binary`.
+        `-m changelog_tools merge-driver --marker-size %L %O %A %B %P`, so it
+        works whatever PATH git has; plus `merge.<name>.name` and
+        `merge.<name>.recursive = binary`.
+
     <changelog> and <name> come from the `changelog` and `merge-driver-name` options.
     Running it again changes nothing. git config is per clone: run it in every clone (CI
     included) that merges.
@@ -100,7 +105,10 @@ def install_merge_driver(global_: bool, output_format: str, config: Config) -> i
 
     \b
     Exit status: 0 installed (or already installed), 2 usage error, 3 git failed.
-    Example:  changelog-tools install-merge-driver
+
+    \b
+    Example:
+      changelog-tools install-merge-driver
     """
 
     from changelog_tools.gitrepo import open_repo

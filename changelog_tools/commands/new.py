@@ -50,12 +50,16 @@ def new(
     it is written atomically: on any error the file is untouched.
 
     \b
-    Exit status: 0 appended, 1 refused (diagnostics printed; nothing written), 2 usage or
-    configuration error, 4 the description was left empty in the editor (nothing written).
+    Exit status: 0 appended, 1 refused (diagnostics printed; nothing written),
+    2 usage or configuration error, 4 the description was left empty in the editor
+    (nothing written).
+
     \b
     Examples:
-      changelog-tools new --config-key 'llama70b-fp8-gpu-b-*' --description "Bump vLLM to 0.11.1"
-      changelog-tools new --config-key llama70b-fp8-gpu-a-vllm --scenario-type agentic-coding \\
+      changelog-tools new --config-key 'llama70b-fp8-gpu-b-*' \\
+          --description "Bump vLLM to 0.11.1"
+      changelog-tools new --config-key llama70b-fp8-gpu-a-vllm \\
+          --scenario-type agentic-coding \\
           --description "Add the agentic-coding scenario"
     """
     from changelog_tools.ledger.new import Entry

@@ -69,33 +69,38 @@ def recover(
 
     \b
     Steps (progress on stderr; docs/recover.md maps each to the manual procedure):
-      1 target    a completed push run of `sweep-workflow` on the default branch whose
-                  ingest jobs did not succeed, or succeeded on a cancelled sweep; exactly
-                  one merged PR has its commit as merge commit
-      2 source    the original PR's sweep run: --source-run, or its newest successful run
-                  on one of its commits with unexpired result artifacts; no drift between
-                  that commit and what was merged
-      3 scope     the entries the original merge appended (a clean append, else refused)
-      4 recovery  an empty commit pushed to `recover-branch-prefix`N, the PR opened, the
-                  `recover-label` added, `/reuse-sweep-run RUN` posted; then the entries
-                  appended with the recovery PR's link (checked by `check`), and a commit
-                  whose second parent is the source commit, pushed once, never forced
-      5 merge     the source commit listed and only the changelog changed; wait for the
-                  checks; squash-merge; wait for the push run of the squash commit and
-                  report whether it reused the source run and ran the ingest
+      1 target    a completed push run of `sweep-workflow` on the default branch
+                  whose ingest jobs did not succeed, or succeeded on a cancelled
+                  sweep; exactly one merged PR has its commit as merge commit
+      2 source    the original PR's sweep run: --source-run, or its newest
+                  successful run on one of its commits with unexpired result
+                  artifacts; no drift between that commit and what was merged
+      3 scope     the entries the original merge appended (a clean append,
+                  else refused)
+      4 recovery  an empty commit pushed to `recover-branch-prefix`N, the PR
+                  opened, the `recover-label` added, `/reuse-sweep-run RUN`
+                  posted; then the entries appended with the recovery PR's link
+                  (checked by `check`), and a commit whose second parent is the
+                  source commit, pushed once, never forced
+      5 merge     the source commit listed and only the changelog changed; wait
+                  for the checks; squash-merge; wait for the push run of the
+                  squash commit and report whether it reused the source run and
+                  ran the ingest
 
     Every read and every refusal comes before the first write. A re-run after any failure
     resumes from what GitHub has (branch, PR, label, comment, entries, merge) and never
     opens, labels, posts or appends twice. Your checkout is never touched.
 
     \b
-    Exit status: 0 recovered (with --dry-run: the plan is ready), 1 not recoverable as
-    asked (the reason is printed), 2 usage or configuration error, 3 git or GitHub failed,
-    4 stopped safely (the message says what GitHub already has; a re-run resumes).
+    Exit status: 0 recovered (with --dry-run: the plan is ready), 1 not
+    recoverable as asked (the reason is printed), 2 usage or configuration error,
+    3 git or GitHub failed, 4 stopped safely (the message says what GitHub already
+    has; a re-run resumes).
 
     \b
     Examples:
-      changelog-tools recover https://github.com/example-org/inferencex-mini/actions/runs/2002 --dry-run
+      changelog-tools recover --dry-run \\
+          https://github.com/example-org/inferencex-mini/actions/runs/2002
       changelog-tools recover --pr 6 --yes
       changelog-tools recover --pr 6 --source-run 2001 --yes --format json
     """

@@ -58,9 +58,11 @@ def replay(
     \b
     Examples:
       changelog-tools replay --last 200
-      changelog-tools replay --last 50 --no-config-keys --format json > blast-radius.json
+      changelog-tools replay --last 50 --no-config-keys \\
+          --format json > blast-radius.json
     """
     from changelog_tools import gitrepo
+    from changelog_tools.diagnostics import no_commands, visible
     from changelog_tools.ledger.replay import replay_history
 
     repo = gitrepo.open_repo(config.root)
@@ -71,16 +73,14 @@ def replay(
         branch=branch,
         changelog=changelog,
         config_keys=not no_config_keys,
-        progress=lambda msg: click.echo(msg, err=True),
+        progress=lambda msg: click.echo(visible(msg), err=True),
     )
     if output_format == "json":
         from changelog_tools.jsontext import json_text
 
         click.echo(json_text(result.to_json()), nl=False)
     else:
-        from changelog_tools.diagnostics import no_commands
-
-        click.echo(no_commands(render_text(result)), nl=False)
+        click.echo(no_commands(visible(render_text(result))), nl=False)
     return 0
 
 
@@ -116,7 +116,8 @@ def render_text(result: Replay) -> str:
         )
         lines.append("failing changes:")
         for one in failing:
-            who = f"#{one.pr}" if one.pr is not None else "(main mode)"
+            # without a pull request number, the subject is what tells a reader which change
+            who = f"#{one.pr}" if one.pr is not None else f'(main mode: "{one.subject}")'
             outcome = {
                 REPAIRED: "`fix` repairs it",
                 STILL_FAILS: f"still {', '.join(one.after)} after `fix`",

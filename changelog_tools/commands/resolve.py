@@ -72,31 +72,36 @@ def resolve(
     \b
     The result is:
       - main's bytes, exactly (its own irregular whitespace included);
-      - then each entry the PR appended since the merge-base, as its own bytes, one empty
-        line apart, with placeholder links filled in when --pr is given;
-      - a PR entry is left out only when it is the same entry, its canonicalized pr-link
-        included, as one main appended since the merge-base (a cherry-pick); equal fields
-        under another link are the PR's own entry, and older history never counts;
-      - a pr-link-correction PR is replayed onto main's bytes when main left those entries
-        alone.
+      - then each entry the PR appended since the merge-base, as its own bytes,
+        one empty line apart, with placeholder links filled in when --pr is given;
+      - a PR entry is left out only when it is the same entry, its canonicalized
+        pr-link included, as one main appended since the merge-base (a
+        cherry-pick); equal fields under another link are the PR's own entry,
+        and older history never counts;
+      - a pr-link-correction PR is replayed onto main's bytes when main left
+        those entries alone.
+
     It must pass `check` against main's side (main mode with --pr, local mode without) and is
     written atomically; on any refusal nothing is written.
 
     \b
     Which side is the PR (index mode), unless --pr-side says:
       - rebase: theirs (the PR's commits are replayed onto main, which is ours);
-      - merge / cherry-pick: the side whose commit is not yet on main
-        (REMOTE/MAIN or MAIN from the configuration); on the main branch itself, theirs;
+      - merge / cherry-pick: the side whose commit is not yet on main (REMOTE/MAIN
+        or MAIN from the configuration); on the main branch itself, theirs;
       - anything else: refused, asking for --pr-side.
 
     \b
-    Exit status: 0 resolved, 1 refused (history rewritten, nothing of the PR left, a side
-    missing, main changed a corrected entry, result fails `check`), 2 usage error, 3 git failed.
+    Exit status: 0 resolved, 1 refused (history rewritten, nothing of the PR left,
+    a side missing, main changed a corrected entry, result fails `check`), 2 usage
+    error, 3 git failed.
+
     \b
     Examples:
       git merge origin/main; changelog-tools resolve --pr 12 --add
       changelog-tools resolve --pr-side ours
-      changelog-tools resolve --base-file b.yaml --pr-file p.yaml --main-file m.yaml -o -
+      changelog-tools resolve --base-file b.yaml --pr-file p.yaml \\
+          --main-file m.yaml -o -
     """
     from changelog_tools.fsutil import write_target
     from changelog_tools.ledger.canonicalize import effective_config

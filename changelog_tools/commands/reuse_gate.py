@@ -202,28 +202,34 @@ def reuse_gate(
 
     \b
     pull_request synchronize: skip-pr-sweep=true when the PR carries an authorized
-      /reuse-sweep-run comment (newest whole line outside code, from an allowed association).
-    push to main: reuse-enabled=true when the commit is the merge commit of exactly one PR that
-      is authorized, has exactly one full-sweep label and no incompatible label, has a source
-      run (the pinned one, or the newest successful pull_request run on a commit still in the
-      PR with unexpired result artifacts), and did not change benchmark-affecting paths or its
-      changelog entries after that run (drift guard; needs a clone with full history).
+      /reuse-sweep-run comment (newest whole line outside code, from an allowed
+      association).
+    push to main: reuse-enabled=true when the commit is the merge commit of
+      exactly one PR that is authorized, has exactly one full-sweep label and no
+      incompatible label, has a source run (the pinned one, or the newest
+      successful pull_request run on a commit still in the PR with unexpired
+      result artifacts), and did not change benchmark-affecting paths or its
+      changelog entries after that run (drift guard; needs a clone with full
+      history).
 
     \b
-    Outputs (to $GITHUB_OUTPUT, and on stdout as --format says: one JSON object by default):
-    reuse-enabled,
-    skip-pr-sweep, reuse-source-run-id, reuse-source-run-attempt, reuse-source-run-url,
-    reuse-source-pr-number, reuse-source-head-sha, reuse-reason. A Markdown summary with the
-    source run's link goes to $GITHUB_STEP_SUMMARY.
+    Outputs (to $GITHUB_OUTPUT, and on stdout as --format says: one JSON object by
+    default): reuse-enabled, skip-pr-sweep, reuse-source-run-id,
+    reuse-source-run-attempt, reuse-source-run-url, reuse-source-pr-number,
+    reuse-source-head-sha, reuse-reason. A Markdown summary with the source run's
+    link goes to $GITHUB_STEP_SUMMARY.
 
     \b
-    Exit status: 0 decided (either way; see reuse-reason), 2 usage or configuration error,
-    3 GitHub or git failed after retries (fail closed: no outputs are written).
+    Exit status: 0 decided (either way; see reuse-reason), 2 usage or
+    configuration error, 3 GitHub or git failed after retries (fail closed: no
+    outputs are written).
+
     \b
     Examples:
       changelog-tools reuse-gate                      # inside GitHub Actions
       changelog-tools reuse-gate --event-name push --ref refs/heads/main \\
-          --commit-sha "$(git rev-parse origin/main)" --repo example-org/inferencex-mini
+          --commit-sha "$(git rev-parse origin/main)" \\
+          --repo example-org/inferencex-mini
     """
     env = os.environ
     output_path = github_output or _env_path(env, "GITHUB_OUTPUT")

@@ -112,20 +112,22 @@ def verify(
     out or run.
 
     \b
-    Skipped with no write and exit 0: a comment on a plain issue, a closed or draft PR, and a
-    new comment or review that holds no sign-off in its own text (quotes, code, struck and
-    hidden text do not count), and an edit or deletion whose old and new bodies both hold no
-    sign-off and no reuse command (judged from the event alone: no request).
+    Skipped with no write and exit 0: a comment on a plain issue, a closed or
+    draft PR, and a new comment or review that holds no sign-off in its own text
+    (quotes, code, struck and hidden text do not count), and an edit or deletion
+    whose old and new bodies both hold no sign-off and no reuse command (judged
+    from the event alone: no request).
 
     \b
-    Unless --dry-run: keeps ONE verdict comment per PR (the bot's own, found by its login and
-    marker; edited in place) and sets the commit status `signoff-status-context` on the head:
-    success only for pass; failure, pending or error otherwise.
+    Unless --dry-run: keeps ONE verdict comment per PR (the bot's own, found by
+    its login and marker; edited in place) and sets the commit status
+    `signoff-status-context` on the head: success only for pass; failure, pending
+    or error otherwise.
 
     \b
-    Exit status: 0 a verdict was reached (whatever it is) or the event was skipped,
-    2 usage or configuration error, 3 GitHub or git failed (an `error` status is posted first
-    where possible).
+    Exit status: 0 a verdict was reached (whatever it is) or the event was
+    skipped, 2 usage or configuration error, 3 GitHub or git failed (an `error`
+    status is posted first where possible).
 
     \b
     Examples:
@@ -222,8 +224,8 @@ def explain(
     not visible). No token, no network: only the body and the checklist are read.
 
     \b
-    Exit status: 0 every body was explained (whether it signs off or not), 2 a file could
-    not be read or the options are wrong.
+    Exit status: 0 every body was explained (whether it signs off or not), 2 a
+    file could not be read or the options are wrong.
 
     \b
     Examples:

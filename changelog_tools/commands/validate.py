@@ -26,13 +26,15 @@ def validate(paths: tuple[Path, ...], output_format: str, config: Config) -> int
     standard input (shown as <stdin>).
 
     \b
-    Checks: valid UTF-8; ends with a newline; no CR, tab or NUL; size limit; one YAML
-    document whose root is a list; no anchors, aliases, tags or duplicate keys; every entry
-    starts at column 0 with `- config-keys:`; every entry matches the entry schema
-    (schemas/perf-changelog.schema.json).
+    Checks: valid UTF-8; ends with a newline; no CR, tab or NUL; size limit; one
+    YAML document whose root is a list; no anchors, aliases, tags or duplicate
+    keys; every entry starts at column 0 with `- config-keys:`; every entry
+    matches the entry schema (schemas/perf-changelog.schema.json).
 
     \b
     Exit status: 0 valid, 1 invalid, 2 usage or configuration error.
+
+    \b
     Examples:
       changelog-tools validate --format github perf-changelog.yaml
       git show main:perf-changelog.yaml | changelog-tools validate -

@@ -161,6 +161,15 @@ def appended_link_problem(
             )
         return None
     if found.kind is LinkKind.NEAR_MISS:
+        if mode == "pr" and found.pr is not None and pr is not None and found.pr != pr:
+            # `fix` will not guess whether the number or --pr is the mistake (docs/fix.md), so
+            # naming it here would send the author to a command that reports nothing to repair.
+            return LinkProblem(
+                dx.NEAR_MISS_LINK,
+                f"pr-link {link!r} is not accepted: {found.reason}",
+                f"it names pull request #{found.pr}, not #{pr}, so `changelog-tools fix` "
+                f"leaves it: {spell} by hand",
+            )
         return LinkProblem(
             dx.NEAR_MISS_LINK,
             f"pr-link {link!r} is not accepted: {found.reason}",

@@ -25,7 +25,6 @@ from changelog_tools.ledger.check import check_change
 from changelog_tools.ledger.fix import fix_change
 
 _SQUASH = re.compile(r"\(#(?P<pr>[0-9]{1,9})\)\s*$")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _MERGE = re.compile(r"^Merge pull request #(?P<pr>[0-9]{1,9})\b")
 
 # What `fix` did for a failing change.
@@ -46,6 +45,8 @@ class Replayed:
     """One merged change and what `check` and `fix` say about it."""
 
     commit: str
+    # Exactly as git stores it: JSON escapes its control characters, text output would show
+    # them as \xNN (diagnostics.visible); replacing them here would lose what was written.
     subject: str
     pr: int | None
     mode: str
@@ -221,7 +222,6 @@ def _replay_one(
     path: str,
     masters: list[str] | None,
 ) -> Replayed:
-    subject = _CONTROL.sub("?", subject)  # a commit subject is anyone's text: no escapes
     pr = subject_pr(subject)
     mode = "pr" if pr is not None else "main"
     head = repo.read_blob(sha, path)

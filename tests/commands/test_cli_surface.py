@@ -218,3 +218,49 @@ def test_an_api_host_that_does_not_resolve_fails_at_once_not_after_the_retries(
     assert proc.returncode == 3, proc.stderr
     assert "could not resolve the host name (not retried)" in proc.stderr
     assert "retry 1/" not in proc.stderr  # no progress line of a retry: nothing was retried
+
+
+def _every_command_path() -> list[tuple[str, ...]]:
+    """The group, every command, and every subcommand of a command group (`signoff verify`)."""
+    import click
+
+    from changelog_tools.cli import cli
+
+    paths: list[tuple[str, ...]] = [()]
+    for name in COMMANDS:
+        command = cli.get_command(click.Context(cli), name)
+        assert command is not None, name
+        paths.append((name,))
+        if isinstance(command, click.Group):
+            paths += [(name, sub) for sub in command.list_commands(click.Context(command))]
+    return paths
+
+
+EVERY_COMMAND = _every_command_path()
+
+
+def test_the_help_walk_covers_every_command_and_the_signoff_subcommands() -> None:
+    assert {("signoff", "verify"), ("signoff", "explain")} <= set(EVERY_COMMAND)
+    assert {p[0] for p in EVERY_COMMAND if p} == set(COMMANDS)
+
+
+@pytest.mark.parametrize("columns", ["80", "200"])
+@pytest.mark.parametrize("path", EVERY_COMMAND, ids=[" ".join(p) or "-" for p in EVERY_COMMAND])
+def test_every_help_fits_80_columns_with_a_blank_line_before_its_examples(
+    path: tuple[str, ...], columns: str
+) -> None:
+    from click.testing import CliRunner
+
+    from changelog_tools.cli import cli
+
+    # COLUMNS is what a terminal tells click; a wide one must not widen the help past 80.
+    result = CliRunner().invoke(cli, [*path, "--help"], env={"COLUMNS": columns})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert [line for line in lines if len(line) > 80] == []
+    assert "\b" not in result.output  # a `\b` marker click did not consume is printed raw
+    headings = [
+        i for i, line in enumerate(lines) if line.strip().startswith(("Example:", "Examples:"))
+    ]
+    for index in headings:
+        assert lines[index - 1] == "", (lines[index - 1], lines[index])

@@ -254,3 +254,37 @@ def test_replay_on_inferencex_history_when_a_clone_is_at_hand() -> None:
             "CL109": 1,
             "CL201": 1,
         }
+
+
+def _raw_controls(text: str) -> list[str]:
+    return [c for c in text if (ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F]
+
+
+def test_a_control_character_in_a_commit_subject_is_kept_exactly_and_never_printed_raw(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "bench"
+    shutil.copytree(EXAMPLE, root)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    _commit(root, "Import inferencex-mini")
+    # Both fail `check`: one links another pull request, one selects no master-config key.
+    _append(root, _entry("llama70b-fp8-gpu-a-vllm", "Links another PR", 99))
+    squash = "Bump \x1b[31mred\x07 (#10)"
+    _commit(root, squash)
+    _append(root, _entry("no-such-key-gpu-a", "Unknown key", 11))
+    direct = "Direct push \x1b]8;;https://evil.example/\x07here"
+    pushed = _commit(root, direct)
+    assert git(root, "log", "-2", "--format=%s").splitlines() == [direct, squash]
+
+    proc = run_cli("replay", "--format", "json", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert _raw_controls(proc.stdout) == []  # the JSON encoder escapes them
+    subjects = [change["subject"] for change in json.loads(proc.stdout)["changes"]]
+    assert subjects == [direct, squash, "Import inferencex-mini"]  # exact, not `?`
+
+    text = run_cli("replay", cwd=root)
+    assert text.returncode == 0, text.stderr
+    assert _raw_controls(text.stdout) == [] and _raw_controls(text.stderr) == []
+    shown = '(main mode: "Direct push \\x1b]8;;https://evil.example/\\x07here")'
+    assert f"  {pushed[:12]} {shown}: CL301" in text.stdout

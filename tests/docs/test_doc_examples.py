@@ -41,8 +41,8 @@ HELP_SPECS: dict[str, dict[str, str]] = {
     "git show main:perf-changelog.yaml | changelog-tools validate -": {},
     "changelog-tools validate perf-changelog.yaml": {},
     # new
-    "changelog-tools new --config-key 'llama70b-fp8-gpu-b-*' --description \"Bump vLLM to 0.11.1\"": {},
-    "changelog-tools new --config-key llama70b-fp8-gpu-a-vllm --scenario-type agentic-coding \\\n"
+    "changelog-tools new --config-key 'llama70b-fp8-gpu-b-*' \\\n--description \"Bump vLLM to 0.11.1\"": {},
+    "changelog-tools new --config-key llama70b-fp8-gpu-a-vllm \\\n--scenario-type agentic-coding \\\n"
     '--description "Add the agentic-coding scenario"': {},
     "changelog-tools new --config-key 'llama70b-fp8-gpu-a-*' --description 'Bump vLLM'": {},
     # keys
@@ -55,15 +55,15 @@ HELP_SPECS: dict[str, dict[str, str]] = {
     "changelog-tools check --pr 12 --format github": {},
     "changelog-tools check --pr-number 12 --all-evals --format json > check.json": {},
     "changelog-tools check --main --base-ref HEAD^ --format github": {"setup": "merged"},
-    "changelog-tools check --base-file old.yaml --head-file perf-changelog.yaml --pr 12": {
+    "changelog-tools check --base-file old.yaml --head-file perf-changelog.yaml \\\n--pr 12": {
         "setup": "files"
     },
-    "changelog-tools check --base-ref v1 --head-ref v2 --no-config-keys --format json": {
+    "changelog-tools check --base-ref v1 --head-ref v2 --no-config-keys \\\n--format json": {
         "setup": "tags"
     },
     # replay
     "changelog-tools replay --last 200": {},
-    "changelog-tools replay --last 50 --no-config-keys --format json > blast-radius.json": {},
+    "changelog-tools replay --last 50 --no-config-keys \\\n--format json > blast-radius.json": {},
     # lint
     "changelog-tools lint": {},
     "changelog-tools lint --pr 12 --format github": {},
@@ -78,8 +78,9 @@ HELP_SPECS: dict[str, dict[str, str]] = {
     # canonicalize
     "changelog-tools canonicalize --pr 12": {},
     "changelog-tools canonicalize --pr 12 --check": {"exit": "1"},
-    "changelog-tools canonicalize --pr 12 --base-ref origin/main --fix-near-misses": {},
-    "changelog-tools canonicalize --pr 7 --base-file base.yaml --repo acme/bench changelog.yaml": {
+    "changelog-tools canonicalize --pr 12 --base-ref origin/main \\\n--fix-near-misses": {},
+    "changelog-tools canonicalize --pr 7 --base-file base.yaml \\\n"
+    "--repo acme/bench changelog.yaml": {
         "setup": "files"
     },
     "changelog-tools canonicalize --fix-placement": {"setup": "inserted"},
@@ -87,7 +88,7 @@ HELP_SPECS: dict[str, dict[str, str]] = {
     "git merge origin/main; changelog-tools resolve --pr 12 --add": {"setup": "conflict"},
     "changelog-tools resolve --pr 12 --add": {"setup": "conflict,merging"},
     "changelog-tools resolve --pr-side ours": {"setup": "conflict,merging"},
-    "changelog-tools resolve --base-file b.yaml --pr-file p.yaml --main-file m.yaml -o -": {
+    "changelog-tools resolve --base-file b.yaml --pr-file p.yaml \\\n--main-file m.yaml -o -": {
         "setup": "files"
     },
     "changelog-tools install-merge-driver": {},
@@ -98,7 +99,7 @@ HELP_SPECS: dict[str, dict[str, str]] = {
     },
     "changelog-tools reuse-gate": {**SANDBOX, "setup": "actions-push"},
     'changelog-tools reuse-gate --event-name push --ref refs/heads/main \\\n'
-    '--commit-sha "$(git rev-parse origin/main)" --repo example-org/inferencex-mini': SANDBOX,
+    '--commit-sha "$(git rev-parse origin/main)" \\\n--repo example-org/inferencex-mini': SANDBOX,
     "changelog-tools signoff verify                       # inside GitHub Actions": {
         **SANDBOX, "setup": "actions-pr"
     },
@@ -107,7 +108,8 @@ HELP_SPECS: dict[str, dict[str, str]] = {
     "changelog-tools merge 5 --dry-run": SANDBOX,
     "changelog-tools merge 5": SANDBOX,
     "changelog-tools merge 5 --run 2003 --format json": {**SANDBOX, "setup": "pinned-run"},
-    "changelog-tools recover https://github.com/example-org/inferencex-mini/actions/runs/2002 --dry-run": {
+    "changelog-tools recover --dry-run \\\n"
+    "https://github.com/example-org/inferencex-mini/actions/runs/2002": {
         **SANDBOX, "setup": "lost-ingest"
     },
     "changelog-tools recover --pr 6 --dry-run": {**SANDBOX, "setup": "lost-ingest"},
@@ -119,7 +121,7 @@ HELP_SPECS: dict[str, dict[str, str]] = {
     "changelog-tools demo": {},
     "changelog-tools demo --keep": {"world": "demo-keep"},
     f"changelog-tools demo --serve {WORLD_DIR}": {**SANDBOX, "stop-when": "Ctrl-C stops it"},
-    'cp -r "$(changelog-tools demo --example-path)" my-bench   # the example, to try by hand': {},
+    'cp -r "$(changelog-tools demo --example-path)" my-bench  # to try by hand': {},
 }  # fmt: skip
 
 

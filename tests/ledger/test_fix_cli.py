@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from changelog_tools import diagnostics as dx
+from changelog_tools.ledger.fix import HISTORY_EDITED
 from tests.checkdata import BASE, PULL, entry, init_repo
 from tests.conftest import commit_files, git, run_cli
 
@@ -138,6 +139,76 @@ def test_empty_lines_the_change_trimmed_from_the_base_are_restored_and_check_pas
     assert "nothing to repair" not in proc.stderr
     code, out = committed_check(root)
     assert code == 0, out  # "OK" from fix is `check`'s verdict on the file it wrote
+
+
+# -- a near-miss naming another pull request: `fix` cannot help, so no hint sends you there ------
+
+
+def test_a_near_miss_naming_another_pull_request_is_hinted_to_edit_by_hand_not_to_fix(
+    tmp_path: Path,
+) -> None:
+    head = BASE + b"\n" + entry(KEY, description="Added first", link=f"{PULL}12/")
+    root = pr_repo(tmp_path, head)
+    fixed = run_cli("fix", "--pr", "13", cwd=root)
+    assert fixed.returncode == 1, fixed.stdout + fixed.stderr
+    assert "nothing to repair" in fixed.stderr
+    assert (root / CHANGELOG).read_bytes() == head
+    proc = run_cli("check", "--no-config-keys", "--pr", "13", "--format", "json", cwd=root)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    [problem] = json.loads(proc.stdout)["diagnostics"]
+    assert problem["code"] == dx.NEAR_MISS_LINK
+    hint = problem["hint"]
+    assert "fix` does it" not in hint and "`changelog-tools fix` leaves it" in hint
+    assert "#12, not #13" in hint and f"`{PULL}13`" in hint and "by hand" in hint
+    text = run_cli("check", "--no-config-keys", "--pr", "13", cwd=root).stdout
+    assert "fix` does it" not in text and "by hand" in text
+    # doing what the hint says passes
+    (root / CHANGELOG).write_bytes(head.replace(f"{PULL}12/".encode(), f"{PULL}13".encode()))
+    code, out = committed_check(root, "--pr", "13")
+    assert code == 0, out
+
+
+def test_a_near_miss_fix_can_repair_still_names_fix(tmp_path: Path) -> None:
+    head = BASE + b"\n" + entry(KEY, description="Added first", link=f"{PULL}13/")
+    root = pr_repo(tmp_path, head)
+    proc = run_cli("check", "--no-config-keys", "--pr", "13", cwd=root)
+    assert proc.returncode == 1 and dx.NEAR_MISS_LINK in proc.stdout, proc.stdout
+    assert "`changelog-tools fix` does it" in proc.stdout
+    assert run_cli("fix", "--pr", "13", cwd=root).returncode == 0
+    code, out = committed_check(root, "--pr", "13")
+    assert code == 0, out
+
+
+# -- a refusal listed with its causes: shown, marked, and not counted, in every format --------
+
+
+@pytest.mark.parametrize("output_format", ["text", "github", "json"])
+def test_a_refusal_is_marked_as_the_consequence_and_left_out_of_the_count_in_every_format(
+    tmp_path: Path, output_format: str
+) -> None:
+    edited = BASE.replace(b"Second sweep", b"Second sweep, edited")
+    head = edited + b"\n" + NEW
+    root = pr_repo(tmp_path, head)
+    proc = run_cli("fix", "--format", output_format, cwd=root)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert (root / CHANGELOG).read_bytes() == head
+    summary = "fix: perf-changelog.yaml: 1 problem (1 error, 0 warnings)"
+    tag = " (consequence, not counted)"
+    if output_format == "json":
+        doc = json.loads(proc.stdout)
+        causes = [d for d in doc["diagnostics"] if not d.get("consequence")]
+        [refusal] = [d for d in doc["diagnostics"] if d.get("consequence")]
+        assert [d["code"] for d in causes] == [dx.ENTRY_CHANGED]
+        assert refusal["code"] == HISTORY_EDITED and tag not in refusal["message"]
+        assert doc["summary"] == {"errors": len(causes), "warnings": 0, "text": summary}
+        return
+    lines = proc.stdout.splitlines()
+    assert lines[-1] == summary
+    marked = [line for line in lines if tag in line]
+    assert len(marked) == 1 and HISTORY_EDITED in marked[0], proc.stdout
+    assert f"nothing was written{tag}" in marked[0]
+    errors = [line for line in lines if line.startswith("::error") or ": CL" in line]
+    assert len(errors) == 2 and len(errors) - len(marked) == 1, proc.stdout
 
 
 # -- PR-controlled text never reaches the terminal as control characters ----------------------
