@@ -36,7 +36,9 @@ class History(Objects):
         """The commits reachable from ``ref`` that changed ``path``, newest first."""
         out = self.git("log", "--format=%H%x00%cI%x00%s", ref, "--", path)
         history = []
-        for line in out.splitlines():
+        # Split on newlines only: str.splitlines() also breaks at \x0b, \x0c, \x1c-\x1e and
+        # \x85, which a commit subject may hold.
+        for line in out.split("\n") if out else ():
             commit, date, subject = ([*line.split("\x00"), "", ""])[:3]
             history.append(FileVersion(commit, date, subject))
         return history
@@ -111,7 +113,7 @@ class History(Objects):
         when it has enough.
         """
         log = self.git("log", "--first-parent", "--format=%H %P%x00%s", ref, "--")
-        for record in log.splitlines():
+        for record in log.split("\n") if log else ():  # not splitlines(): see file_history
             ids, _, subject = record.partition("\x00")
             sha, *parents = ids.split()
             parent = parents[0] if parents else None

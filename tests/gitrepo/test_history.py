@@ -159,3 +159,19 @@ def test_commits_between_subject_shallow_and_merge_tree(tmp_path: Path) -> None:
     assert conflicts == ("a.txt",) and len(tree) == 40
     clean_tree, none = repo.merge_tree(two, base)
     assert none == () and clean_tree == git(tmp_path, "rev-parse", f"{two}^{{tree}}")
+
+
+@pytest.mark.parametrize("mark", ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85"])
+def test_a_subject_holding_a_character_python_counts_as_a_line_break_stays_one_record(
+    tmp_path: Path, mark: str
+) -> None:
+    # str.splitlines() breaks at these too; git's records end at a newline only.
+    git(tmp_path, "init", "-q", "-b", "main")
+    first = commit_files(tmp_path, {"log.yaml": "a\n"}, "add (#1)")
+    subject = f"red{mark}green (#2)"
+    second = commit_files(tmp_path, {"log.yaml": "a\nb\n"}, subject)
+    repo = gitrepo.open_repo(tmp_path)
+    changes = list(repo.first_parent_changes("main", "log.yaml"))
+    assert [(sha, s) for sha, _p, s in changes] == [(second, subject), (first, "add (#1)")]
+    history = repo.file_history("main", "log.yaml")
+    assert [(v.commit, v.subject) for v in history] == [(second, subject), (first, "add (#1)")]
