@@ -9,8 +9,8 @@ only when it is sure: True (jsonschema would find nothing), False (jsonschema wo
 something), None (it cannot tell: a keyword or value outside what it reads).
 
 Callers skip jsonschema only on True; on anything else they ask jsonschema, which stays the
-one source of every message. A schema that uses any keyword not listed here (``$ref``,
-``format``, ``pattern``-like keywords whose engines could differ, another draft ...) compiles
+one source of every message. A schema that uses any keyword not listed here (``$ref``, a
+``format`` other than ``regex``, ``patternProperties``, another draft ...) compiles
 to None and everything goes to jsonschema, so editing the schema can never make this module
 judge what it does not understand. Values are read, never changed; only exact built-in types
 are judged (a subclass could compare unlike what jsonschema sees), and numbers only where
@@ -20,6 +20,7 @@ jsonschema on tens of thousands of generated entries.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -186,12 +187,39 @@ def _keyword(name: str, value: Any, schema: Mapping[str, Any]) -> Check | None:
             return check_if
         case "then" | "else":
             return None  # judged with `if`; without an `if` jsonschema ignores them too
+        case "pattern":
+            # jsonschema searches with Python's own re, as here.
+            try:
+                compiled = re.compile(value)
+            except (re.error, TypeError) as exc:
+                raise Unsupported("pattern") from exc
+            return lambda i: type(i) is not str or compiled.search(i) is not None
+        case "format":
+            if value != "regex":  # the others depend on optional packages jsonschema may find
+                raise Unsupported(f"format {value!r}")
+            return _is_regex
+        case "propertyNames":
+            names = _compile(value)
+            return lambda i: True if type(i) is not dict else _and([names(k) for k in i])
         case "allOf":
             if not isinstance(value, list) or not value:
                 raise Unsupported(name)
             parts = [_compile(s) for s in value]
             return lambda i: _and([p(i) for p in parts])
     raise Unsupported(name)
+
+
+def _is_regex(instance: Any) -> Verdict:
+    # jsonschema's "regex" format: a string that Python's re compiles.
+    if type(instance) is not str:
+        return True
+    try:
+        re.compile(instance)
+    except re.error:
+        return False
+    except Exception:  # jsonschema would not catch it either: left to it
+        return None
+    return True
 
 
 def _compile(schema: Any) -> Check:

@@ -35,7 +35,7 @@ def _jsonschema(schema_: dict[str, Any]) -> Any:
 def _odd_value(rng: random.Random, depth: int = 0) -> Any:
     """A value of any JSON type, leaning on the edges the keywords care about."""
     choices: list[Any] = [
-        "", "x", "dsr1-fp8-*", "é", "\U0001f600", " ", "fixed-seq-len", "agentic-coding",
+        "", "x", "dsr1-fp8-*", "é", "(", "a+", "aa", "\U0001f600", " ", "fixed-seq-len", "agentic-coding",
         0, 1, -1, 2, 10**20, True, False, None,
         0.0, 1.0, 1.5, -0.5, math.inf, -math.inf, math.nan,
     ]  # fmt: skip
@@ -141,7 +141,10 @@ VARIANT = {
         "l": {"type": "array", "maxItems": 2, "items": {"enum": [None, "a", 1, True]}},
         "b": False,
         "t": True,
+        "p": {"pattern": "^a+$"},
+        "r": {"format": "regex"},
     },
+    "propertyNames": {"pattern": "^[a-z]*$"},
     "if": {"required": ["s"]},
     "then": {"required": ["n"]},
     "else": {"properties": {"i": {"minimum": 3}}},
@@ -150,7 +153,7 @@ VARIANT = {
 
 def test_agrees_with_jsonschema_on_the_keywords_the_entry_schema_does_not_use() -> None:
     rng = random.Random(7)
-    names = ["n", "i", "s", "l", "b", "t", "zz", "long-name"]
+    names = ["n", "i", "s", "l", "b", "t", "p", "r", "zz", "long-name"]
     values: list[Any] = []
     for _ in range(10_000):
         if rng.random() < 0.05:
@@ -198,7 +201,8 @@ def test_judges_only_exact_built_in_types() -> None:
         {"$schema": "http://json-schema.org/draft-07/schema#"},
         {"$defs": {"a": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/a"}}},
         {"properties": {"pr-link": {"type": "string", "format": "uri"}}},
-        {"properties": {"pr-link": {"type": "string", "pattern": "^h"}}},
+        {"properties": {"pr-link": {"type": "string", "format": "date"}}},
+        {"properties": {"pr-link": {"type": "string", "pattern": "("}}},
         {"patternProperties": {"^x-": {}}},
         {"prefixItems": [{"type": "string"}]},
         {"properties": {"pr-link": {"enum": [["a"]]}}},
@@ -221,3 +225,18 @@ def test_follows_an_edit_of_the_schema() -> None:
     assert judge is not None
     assert judge(entry) is False
     assert _jsonschema(stricter).is_valid(entry) is False
+
+
+def test_agrees_with_jsonschema_on_generated_configurations() -> None:
+    from changelog_tools.config import OPTIONS, config_schema
+
+    rng = random.Random(11)
+    defaults = {o.name: o.default for o in OPTIONS}
+    values: list[Any] = []
+    for _ in range(10_000):
+        config = {k: v for k, v in defaults.items() if rng.random() < 0.3}
+        for _ in range(rng.randrange(3)):
+            config[rng.choice([*defaults, "colour"])] = _odd_value(rng)
+        values.append(json.loads(json.dumps(config)))  # as YAML would give them: lists, not tuples
+    counts = agreement(config_schema(), values)
+    assert counts[True] > 500 and counts[False] > 500
