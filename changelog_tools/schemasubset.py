@@ -21,7 +21,7 @@ jsonschema on tens of thousands of generated entries.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 Verdict = bool | None
@@ -42,11 +42,15 @@ class Unsupported(Exception):
     """The schema uses something this module does not read."""
 
 
-def _and(verdicts: list[Verdict]) -> Verdict:
+def _and(verdicts: Iterable[Verdict]) -> Verdict:
     # One keyword that fails fails the value, whatever the others would say.
-    if False in verdicts:
-        return False
-    return None if None in verdicts else True
+    unsure = False
+    for verdict in verdicts:
+        if verdict is False:
+            return False
+        if verdict is None:
+            unsure = True
+    return None if unsure else True
 
 
 def _scalar(value: Any) -> bool:
@@ -97,6 +101,9 @@ def _keyword(name: str, value: Any, schema: Mapping[str, Any]) -> Check | None:
             for n in names:
                 _type_of(None, n)  # refuse unknown type names now
 
+            if len(names) == 1:
+                return lambda i: _type_of(i, names[0])
+
             def check_type(instance: Any) -> Verdict:
                 verdicts = [_type_of(instance, n) for n in names]
                 if True in verdicts:
@@ -116,7 +123,7 @@ def _keyword(name: str, value: Any, schema: Mapping[str, Any]) -> Check | None:
             def check_properties(instance: Any) -> Verdict:
                 if type(instance) is not dict:
                     return True
-                return _and([sub(instance[k]) for k, sub in subs.items() if k in instance])
+                return _and(sub(instance[k]) for k, sub in subs.items() if k in instance)
 
             return check_properties
         case "additionalProperties":
@@ -128,14 +135,14 @@ def _keyword(name: str, value: Any, schema: Mapping[str, Any]) -> Check | None:
             def check_additional(instance: Any) -> Verdict:
                 if type(instance) is not dict:
                     return True
-                return _and([extra(v) for k, v in instance.items() if k not in known])
+                return _and(extra(v) for k, v in instance.items() if k not in known)
 
             return check_additional
         case "items":
             if "prefixItems" in schema:
                 raise Unsupported("prefixItems")
             each = _compile(value)
-            return lambda i: True if type(i) is not list else _and([each(v) for v in i])
+            return lambda i: True if type(i) is not list else _and(each(v) for v in i)
         case "minItems" | "maxItems" | "minLength" | "maxLength":
             if type(value) is not int or value < 0:
                 raise Unsupported(name)
@@ -200,12 +207,12 @@ def _keyword(name: str, value: Any, schema: Mapping[str, Any]) -> Check | None:
             return _is_regex
         case "propertyNames":
             names = _compile(value)
-            return lambda i: True if type(i) is not dict else _and([names(k) for k in i])
+            return lambda i: True if type(i) is not dict else _and(names(k) for k in i)
         case "allOf":
             if not isinstance(value, list) or not value:
                 raise Unsupported(name)
             parts = [_compile(s) for s in value]
-            return lambda i: _and([p(i) for p in parts])
+            return lambda i: _and(p(i) for p in parts)
     raise Unsupported(name)
 
 
@@ -230,7 +237,9 @@ def _compile(schema: Any) -> Check:
     if not isinstance(schema, dict):
         raise Unsupported("a schema that is neither an object nor a boolean")
     checks = [c for k, v in schema.items() if (c := _keyword(k, v, schema)) is not None]
-    return lambda instance: _and([c(instance) for c in checks])
+    if len(checks) == 1:
+        return checks[0]
+    return lambda instance: _and(c(instance) for c in checks)
 
 
 def _plain(value: Any, depth: int = 0) -> bool:
