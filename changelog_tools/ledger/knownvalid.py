@@ -31,6 +31,7 @@ checkout and never reads it.)
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Iterator
@@ -204,9 +205,12 @@ def load(path: Path, key: str) -> KnownValid:
 
 def save(path: Path, known: KnownValid) -> None:
     """Store the verdicts used in this run (the entries of the file just written, so the file
-    stays the size of one ledger's entries); failures are ignored: it is only a memory."""
-    from changelog_tools.fsutil import atomic_write
+    stays the size of one ledger's entries); failures are ignored: it is only a memory.
 
+    Written through a temporary file and a rename, so a reader sees the old file or the new
+    one, but not synced to disk: after a crash the file may be cut short or empty, which
+    :func:`load` reads as fewer verdicts (a line is used only whole), never as more.
+    """
     text = (
         _HEADER
         + known.key
@@ -214,8 +218,11 @@ def save(path: Path, known: KnownValid) -> None:
         + "".join(f"whole {n} {d}\n" for n, d in sorted(known.whole_now))
         + "".join(d + "\n" for d in sorted(known.used))
     )
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, text.encode("ascii"))
+        temporary.write_bytes(text.encode("ascii"))
+        os.replace(temporary, path)
     except OSError:
-        pass
+        with contextlib.suppress(OSError):
+            temporary.unlink()
