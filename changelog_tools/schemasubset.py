@@ -89,6 +89,16 @@ def _type_of(instance: Any, name: str) -> Verdict:
     raise Unsupported(f"type {name!r}")
 
 
+# The types whose verdict never depends on more than the value's exact type.
+_EXACT: dict[str, Check] = {
+    "object": lambda i: type(i) is dict,
+    "array": lambda i: type(i) is list,
+    "string": lambda i: type(i) is str,
+    "boolean": lambda i: type(i) is bool,
+    "null": lambda i: i is None,
+}
+
+
 def _keyword(name: str, value: Any, schema: Mapping[str, Any]) -> Check | None:
     """The check of one keyword, or None for an annotation."""
     if name in _ANNOTATIONS or name.startswith("x-"):
@@ -102,7 +112,8 @@ def _keyword(name: str, value: Any, schema: Mapping[str, Any]) -> Check | None:
                 _type_of(None, n)  # refuse unknown type names now
 
             if len(names) == 1:
-                return lambda i: _type_of(i, names[0])
+                name_ = names[0]
+                return _EXACT.get(name_) or (lambda i: _type_of(i, name_))
 
             def check_type(instance: Any) -> Verdict:
                 verdicts = [_type_of(instance, n) for n in names]
@@ -120,10 +131,19 @@ def _keyword(name: str, value: Any, schema: Mapping[str, Any]) -> Check | None:
                 raise Unsupported("properties")
             subs = {k: _compile(s) for k, s in value.items()}
 
+            pairs = tuple(subs.items())
+
             def check_properties(instance: Any) -> Verdict:
                 if type(instance) is not dict:
                     return True
-                return _and(sub(instance[k]) for k, sub in subs.items() if k in instance)
+                unsure = False
+                for key, sub in pairs:
+                    if key in instance:
+                        verdict = sub(instance[key])
+                        if verdict is False:
+                            return False
+                        unsure = unsure or verdict is None
+                return None if unsure else True
 
             return check_properties
         case "additionalProperties":
@@ -142,7 +162,19 @@ def _keyword(name: str, value: Any, schema: Mapping[str, Any]) -> Check | None:
             if "prefixItems" in schema:
                 raise Unsupported("prefixItems")
             each = _compile(value)
-            return lambda i: True if type(i) is not list else _and(each(v) for v in i)
+
+            def check_items(instance: Any) -> Verdict:
+                if type(instance) is not list:
+                    return True
+                unsure = False
+                for item in instance:
+                    verdict = each(item)
+                    if verdict is False:
+                        return False
+                    unsure = unsure or verdict is None
+                return None if unsure else True
+
+            return check_items
         case "minItems" | "maxItems" | "minLength" | "maxLength":
             if type(value) is not int or value < 0:
                 raise Unsupported(name)
@@ -239,7 +271,17 @@ def _compile(schema: Any) -> Check:
     checks = [c for k, v in schema.items() if (c := _keyword(k, v, schema)) is not None]
     if len(checks) == 1:
         return checks[0]
-    return lambda instance: _and(c(instance) for c in checks)
+
+    def check_all(instance: Any) -> Verdict:
+        unsure = False
+        for check in checks:
+            verdict = check(instance)
+            if verdict is False:
+                return False
+            unsure = unsure or verdict is None
+        return None if unsure else True
+
+    return check_all
 
 
 def _plain(value: Any, depth: int = 0) -> bool:
