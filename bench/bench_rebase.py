@@ -2,7 +2,7 @@
 by the installed merge driver, beside plain rebases of the same shape.
 
 Run: python bench/bench_rebase.py [--repeat N] [--commits N] [--main-commits N]
-         [--python PY | --dev-venv]
+         [--python PY | --dev-venv] [--also SOURCE-ROOT]
 
 A contributor who rebases a long-lived branch onto main pays the driver once per replayed
 commit: every commit that appended to the changelog conflicts with main's appends, git runs the
@@ -36,7 +36,10 @@ Two baselines, the same rebase without our driver, show what the driver adds:
 hits all alike; the branch is reset before each run (not timed). The tool runs from a clean
 interpreter (`_util.clean_interpreter`, as a wheel install starts) unless ``--python PY`` or
 ``--dev-venv`` says otherwise; to time another checkout, put it first on PYTHONPATH (git passes
-the environment to the driver).
+the environment to the driver). ``--also SOURCE-ROOT`` times another checkout's driver (an
+exported tree of an older commit, say) in the same rounds as this one, on a repository of its
+own built the same way, and prints the ratio of the two round by round: the before/after figure
+that load on a shared machine moves least.
 """
 
 from __future__ import annotations
@@ -177,6 +180,11 @@ def main() -> None:
     parser.add_argument(
         "--dev-venv", action="store_true", help="run this venv's console script instead"
     )
+    parser.add_argument(
+        "--also",
+        type=Path,
+        help="another checkout's source root, its driver timed in the same rounds",
+    )
     args = parser.parse_args()
     history, masters, *keys = _inputs()
     with tempfile.TemporaryDirectory() as tmp:
@@ -193,11 +201,16 @@ def main() -> None:
             "baseline: git's union driver": "union",
             "baseline: no conflict": "none",
         }
+        envs = {label: ENV for label in cases}
+        also = f"our merge driver, {args.also}" if args.also else ""
+        if args.also:
+            cases[also] = "ours"
+            envs[also] = {**ENV, "PYTHONPATH": str(args.also.resolve())}
         repos = {
-            label: build(work / driver, driver=driver, tool=tool, history=history,
+            label: build(work / f"case{i}-{driver}", driver=driver, tool=tool, history=history,
                          masters=masters, keys=(keys[0], keys[1]), commits=args.commits,
                          main_commits=args.main_commits)
-            for label, driver in cases.items()
+            for i, (label, driver) in enumerate(cases.items())
         }  # fmt: skip
         wall: dict[str, list[float]] = {label: [] for label in cases}
         cpu: dict[str, list[float]] = {label: [] for label in cases}
@@ -206,7 +219,7 @@ def main() -> None:
             for label, (repo, tip, expected) in repos.items():
                 _git(repo, "checkout", "-q", "-B", "work", tip)
                 code, out, err, elapsed, used = run_measured(
-                    ["git", "rebase", "main"], cwd=repo, env=ENV
+                    ["git", "rebase", "main"], cwd=repo, env=envs[label]
                 )
                 if code != 0:
                     _git(repo, "rebase", "--abort", check=False)
@@ -216,7 +229,7 @@ def main() -> None:
                 if replayed != args.commits:
                     sys.exit(f"{label}: {replayed} commits replayed, expected {args.commits}")
                 matches[label] = (repo / CHANGELOG).read_bytes() == expected
-                if label == "our merge driver" and not matches[label]:
+                if label in ("our merge driver", also) and not matches[label]:
                     sys.exit("the rebase with our driver left an unexpected changelog")
                 if round_:  # the first round warms the page cache and .pyc files
                     wall[label].append(elapsed)
@@ -239,6 +252,16 @@ def main() -> None:
         for label in ("baseline: git's union driver", "baseline: no conflict"):
             extra = (ours - medians[label]) / n
             print(f"  our driver minus {label}: {extra * 1000:.1f} ms per commit")
+        if also:
+            for name, times in (("wall", wall), ("CPU", cpu)):
+                ratios = [
+                    a / b for a, b in zip(times["our merge driver"], times[also], strict=True)
+                ]
+                print(
+                    f"  this checkout / {args.also}, {name}, round by round: "
+                    + ", ".join(f"{r:.2f}" for r in ratios)
+                    + f"  (median {statistics.median(ratios):.2f})"
+                )
 
 
 if __name__ == "__main__":

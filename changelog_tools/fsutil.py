@@ -52,14 +52,17 @@ def write_target(path: Path) -> Path:
     return path
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, *, sync: bool = True) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
 
     An existing file keeps its permission bits; a new file gets the mode the umask gives
     (0644 typically, not mkstemp's 0600). A symlink is written through: its target is replaced
     and the link stays. Non-regular outputs are refused (:func:`write_target`). On any failure
     the original file is untouched and the temporary file is removed; an OS error (missing
-    directory, disk full, ...) is raised as a one-line :class:`UsageError`.
+    directory, disk full, ...) is raised as a one-line :class:`UsageError`. ``sync=False``
+    leaves out the flush to disk, for a file whose reader takes it at once and keeps it durably
+    itself (git reading a merge driver's result): the rename still shows readers the old bytes
+    or the new.
     """
     path = write_target(Path(path))
     directory = path.parent if str(path.parent) else Path(".")
@@ -80,7 +83,8 @@ def atomic_write(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException as exc:

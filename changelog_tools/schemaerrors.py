@@ -22,11 +22,12 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from jsonschema.exceptions import ValidationError, best_match
-from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
-
 if TYPE_CHECKING:
+    # Imported where used: jsonschema costs a short process more than judging a valid file
+    # (see changelog_tools/schemasubset.py), so only a process that needs it loads it.
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
+
     from changelog_tools.yamlload import Loaded
 
 Path = tuple[str | int, ...]
@@ -38,6 +39,8 @@ def compile_validator(schema: Mapping[str, Any]) -> Validator:
 
     Compiling is cheap but not free: callers keep one per schema for the process.
     """
+    from jsonschema.validators import validator_for
+
     cls = validator_for(schema)
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
@@ -220,6 +223,8 @@ def _shape_problems(
     if keyword in ("anyOf", "oneOf") and error.context:
         # best_match descends to the one branch that came closest; when the branches fail
         # equally, naming any one of them would mislead.
+        from jsonschema.exceptions import best_match
+
         best = best_match([error])
         if best is not None and best is not error:
             yield from _translate(root, best, quote)

@@ -192,3 +192,25 @@ def test_read_input_refuses_an_oversized_file_before_reading_it(tmp_path: Path) 
         fsutil.read_input(path, "big.yaml", max_size=1 << 20)
     assert caught.value.size == 2 << 30
     assert caught.value.exit_code == 1
+
+
+@pytest.mark.parametrize("sync", [True, False])
+def test_atomic_write_syncs_to_disk_unless_told_not_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sync: bool
+) -> None:
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    target = tmp_path / "out.yaml"
+    target.write_bytes(b"old\n")
+    target.chmod(0o640)
+    fsutil.atomic_write(target, b"new\n", sync=sync)
+    assert target.read_bytes() == b"new\n"
+    assert target.stat().st_mode & 0o777 == 0o640  # the file's mode is kept either way
+    assert len(synced) == (1 if sync else 0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.yaml"]

@@ -281,3 +281,18 @@ def test_signoff_explain_makes_no_request_and_parses_html_only_when_a_body_has_s
     assert present(modules, *LOCAL_ABSENT) == []
     assert present(modules, "cmarkgfm") == ["cmarkgfm"]
     assert present(modules, "html5lib") == (["html5lib"] if html else [])
+
+
+@pytest.mark.parametrize(
+    ("name", "expect", "jsonschema"),
+    [("head.yaml", 0, []), ("bad.yaml", 1, ["jsonschema"])],
+)
+def test_jsonschema_loads_only_for_an_entry_the_schema_read_directly_cannot_accept(
+    files: Path, name: str, expect: int, jsonschema: list[str]
+) -> None:
+    # A valid changelog is judged without jsonschema (its import costs a short process more than
+    # the judging); an entry that breaks the schema is worded by jsonschema, as always.
+    (files / "bad.yaml").write_bytes(BASE + b"\n- config-keys: 7\n  pr-link: x\n")
+    code, modules = loaded(files, "validate", name)
+    assert code == expect
+    assert present(modules, "jsonschema") == jsonschema

@@ -37,11 +37,22 @@ def validator() -> Validator:
     return compile_validator(config_schema())
 
 
+def surely_valid(values: Any) -> bool:
+    """Whether the configuration schema, read directly, surely accepts ``values``."""
+    from changelog_tools import schemasubset
+
+    check = schemasubset.compile_schema(config_schema())
+    return check is not None and check(values) is True
+
+
 def validate(values: Any, source: str, loaded: Loaded | None) -> None:
     """Refuse ``values`` unless every option is known and valid; the error names the first
     problem in the file, at its line when ``loaded`` (a YAML file) has the positions."""
     if not isinstance(values, dict):
         raise ConfigError(f"{source}: configuration must be a mapping of option names to values")
+    if surely_valid(values):  # jsonschema (and its import) only to word a problem
+        check_beyond_schema(values, source, loaded)
+        return
     # Here, not at the top: a repository without a configuration file needs no jsonschema.
     from changelog_tools.schemaerrors import Kind, Problem, dotted, position, problems
 

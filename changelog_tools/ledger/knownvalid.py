@@ -31,8 +31,7 @@ checkout and never reads it.)
 
 from __future__ import annotations
 
-import hashlib
-import json
+import contextlib
 import os
 import re
 from collections.abc import Iterator
@@ -42,6 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from changelog_tools import __version__
+
+# hashlib and json are imported where digests are made: every command that validates entries
+# imports this module (to ask whether verdicts are remembered), only the merge driver digests.
 
 _HEADER = "changelog-tools entry verdicts v1 "
 _DIGEST_RE = re.compile(r"[0-9a-f]{64}")
@@ -75,6 +77,8 @@ def verdict_key(
     """The key verdicts are valid under, or None when no verdict may be reused."""
     if jsonschema_version is None or b'"format"' in schema_text:
         return None
+    import hashlib
+
     digest = hashlib.sha256()
     for part in (b"entry-schema", schema_text, tool_version.encode(), jsonschema_version.encode()):
         digest.update(len(part).to_bytes(8, "big") + part)
@@ -109,12 +113,17 @@ def entry_digest(entry: Any) -> str | None:
     """SHA-256 of ``entry``'s canonical JSON; None for a value JSON cannot tell apart exactly."""
     if type(entry) is not dict or not _plain(entry):
         return None
+    import hashlib
+    import json
+
     text = json.dumps(entry, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def whole_digest(data: bytes, max_size: int | None) -> str:
     """SHA-256 of a whole file together with the size limit it was validated under."""
+    import hashlib
+
     digest = hashlib.sha256(f"max-size {max_size}\n".encode())
     digest.update(data)
     return digest.hexdigest()
@@ -196,9 +205,12 @@ def load(path: Path, key: str) -> KnownValid:
 
 def save(path: Path, known: KnownValid) -> None:
     """Store the verdicts used in this run (the entries of the file just written, so the file
-    stays the size of one ledger's entries); failures are ignored: it is only a memory."""
-    from changelog_tools.fsutil import atomic_write
+    stays the size of one ledger's entries); failures are ignored: it is only a memory.
 
+    Written through a temporary file and a rename, so a reader sees the old file or the new
+    one, but not synced to disk: after a crash the file may be cut short or empty, which
+    :func:`load` reads as fewer verdicts (a line is used only whole), never as more.
+    """
     text = (
         _HEADER
         + known.key
@@ -206,8 +218,11 @@ def save(path: Path, known: KnownValid) -> None:
         + "".join(f"whole {n} {d}\n" for n, d in sorted(known.whole_now))
         + "".join(d + "\n" for d in sorted(known.used))
     )
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, text.encode("ascii"))
+        temporary.write_bytes(text.encode("ascii"))
+        os.replace(temporary, path)
     except OSError:
-        pass
+        with contextlib.suppress(OSError):
+            temporary.unlink()

@@ -338,7 +338,9 @@ def run_merge_driver(
                 repo, base or None, pr, main, sides=sides, path=path, config=config,
                 verify_mode="local",
             )  # fmt: skip
-        atomic_write(current, resolution.data)
+        # git's own temporary file, read back as soon as this returns and stored by git under
+        # its own durability settings: a sync to disk here would only make each step wait.
+        atomic_write(current, resolution.data, sync=False)
         if known is not None:
             # The result's entries, all judged valid: the next replayed commit's main side.
             knownvalid.save(store, known)

@@ -11,15 +11,20 @@ from __future__ import annotations
 import json
 import pathlib
 from functools import cache
-from typing import Any
-
-from jsonschema.protocols import Validator
+from typing import TYPE_CHECKING, Any
 
 from changelog_tools import diagnostics as dx
+from changelog_tools import schemasubset
 from changelog_tools.ledger import knownvalid
-from changelog_tools.schemaerrors import Kind, Problem, compile_validator, dotted, position, show
-from changelog_tools.schemaerrors import problems as schema_problems
-from changelog_tools.yamlload import Loaded, Path
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+
+    from changelog_tools.schemaerrors import Problem
+    from changelog_tools.yamlload import Loaded, Path
+
+# changelog_tools.schemaerrors (and jsonschema behind it) is imported only where an entry is not
+# surely valid: a valid changelog is judged without either (see changelog_tools/schemasubset.py).
 
 ENTRY_SCHEMA_FILE = "perf-changelog.schema.json"
 _SCHEMAS = pathlib.Path(__file__).resolve().parent.parent / "schemas"
@@ -41,16 +46,31 @@ def entry_schema() -> dict[str, Any]:
 @cache
 def entry_validator() -> Validator:
     """The entry schema's validator: compiled once, then used for every entry of every file."""
+    from changelog_tools.schemaerrors import compile_validator
+
     return compile_validator(entry_schema())
 
 
+@cache
+def _subset_check() -> schemasubset.Check | None:
+    return schemasubset.compile_schema(entry_schema())
+
+
+def surely_valid(entry: Any) -> bool:
+    """Whether the schema, read directly (:mod:`changelog_tools.schemasubset`), surely accepts
+    ``entry``; False means only "ask jsonschema", which words every problem."""
+    check = _subset_check()
+    return check is not None and check(entry) is True
+
+
+# The diagnostic code of each kind of problem (schemaerrors.Kind's values).
 _CODES = {
-    Kind.UNKNOWN_FIELD: dx.UNKNOWN_FIELD,
-    Kind.MISSING_FIELD: dx.MISSING_FIELD,
-    Kind.WRONG_TYPE: dx.WRONG_TYPE,
-    Kind.EMPTY: dx.EMPTY_VALUE,
-    Kind.BAD_VALUE: dx.BAD_VALUE,
-    Kind.CONSTRAINT: dx.BAD_VALUE,
+    "unknown-field": dx.UNKNOWN_FIELD,
+    "missing-field": dx.MISSING_FIELD,
+    "wrong-type": dx.WRONG_TYPE,
+    "empty": dx.EMPTY_VALUE,
+    "bad-value": dx.BAD_VALUE,
+    "constraint": dx.BAD_VALUE,
 }
 
 
@@ -71,17 +91,21 @@ def entry_valid(entry: Any) -> bool:
     known, digest, remembered = _remembered(entry)
     if remembered:
         return True
-    valid = entry_validator().is_valid(entry)
+    valid = surely_valid(entry) or entry_validator().is_valid(entry)
     if valid and known is not None:
         known.accept(digest)
     return valid
 
 
 def _subject(index: int, path: Path) -> str:
+    from changelog_tools.schemaerrors import dotted
+
     return f"entry {index + 1}: `{dotted(path)}`" if path else f"entry {index + 1}"
 
 
 def _message(index: int, problem: Problem) -> str:
+    from changelog_tools.schemaerrors import Kind
+
     match problem.kind:
         case Kind.UNKNOWN_FIELD:  # "entry 3 has unknown field `x`"
             return f"{_subject(index, problem.path[:-1])} has {problem.message}"
@@ -101,6 +125,8 @@ def validate_entry(
 ) -> list[dx.Diagnostic]:
     """Validate one parsed entry; ``entry_path`` locates it inside ``loaded`` for line numbers."""
     if not isinstance(entry, dict):
+        from changelog_tools.schemaerrors import show
+
         line, col = loaded.mark(entry_path) or (None, None)
         return [
             dx.error(
@@ -114,9 +140,15 @@ def validate_entry(
     known, digest, remembered = _remembered(entry)
     if remembered:
         return []
+    if surely_valid(entry):
+        if known is not None:
+            known.accept(digest)
+        return []
+    from changelog_tools.schemaerrors import position, problems
+
     out: list[dx.Diagnostic] = []
     combination_told = False
-    for problem in schema_problems(entry_validator(), entry, quote="`"):
+    for problem in problems(entry_validator(), entry, quote="`"):
         if "then" in problem.schema_path:
             # The schema's if/then forbids what `append-only: true` cannot be combined with;
             # whichever keyword trips, the entry breaks that one rule: say so once, at the flag.

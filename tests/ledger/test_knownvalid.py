@@ -3,6 +3,8 @@ are checked again, and anything that breaks the file there is still refused."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from changelog_tools import diagnostics as dx
@@ -73,3 +75,40 @@ def test_the_size_limit_applies_to_the_whole_file() -> None:
     known = _known(BASE)
     with knownvalid.remembering(known), pytest.raises(Refusal):
         require_whole_valid(data, path="p", what="t", max_size=len(data) - 1)
+
+
+def _stored(tmp_path: Path) -> tuple[Path, knownvalid.KnownValid]:
+    known = knownvalid.KnownValid("k" * 64)
+    for n in range(3):
+        known.accept(knownvalid.entry_digest({"entry": n}))
+    known.accept_whole(BASE, MAX)
+    store = tmp_path / "verdicts" / "entry-verdicts"
+    knownvalid.save(store, known)
+    return store, known
+
+
+def test_saved_verdicts_load_back_and_leave_no_temporary_file(tmp_path: Path) -> None:
+    store, known = _stored(tmp_path)
+    loaded = knownvalid.load(store, known.key)
+    assert loaded.valid == known.used and loaded.whole == known.whole_now
+    assert sorted(p.name for p in store.parent.iterdir()) == ["entry-verdicts"]
+    assert knownvalid.load(store, "x" * 64).valid == set()  # another key: nothing
+
+
+def test_a_verdicts_file_cut_short_reads_as_fewer_verdicts_never_as_others(tmp_path: Path) -> None:
+    # The file is not synced to disk: after a crash it may end anywhere.
+    store, known = _stored(tmp_path)
+    text = store.read_bytes()
+    for cut in range(len(text)):
+        store.write_bytes(text[:cut])
+        loaded = knownvalid.load(store, known.key)
+        assert loaded.valid <= known.used and loaded.whole <= known.whole_now, cut
+    store.write_bytes(text[: text.index(b"\n") + 10])  # the header and part of a line
+    assert knownvalid.load(store, known.key).whole == set()
+
+
+def test_a_verdicts_file_that_cannot_be_written_is_no_error(tmp_path: Path) -> None:
+    (tmp_path / "verdicts").write_text("a file where the directory would be")
+    store = tmp_path / "verdicts" / "entry-verdicts"
+    knownvalid.save(store, knownvalid.KnownValid("k"))  # nothing raised: only a memory
+    assert not store.exists()
