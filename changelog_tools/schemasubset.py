@@ -100,152 +100,212 @@ _EXACT: dict[str, Check] = {
 
 
 def _keyword(name: str, value: Any, schema: Mapping[str, Any]) -> Check | None:
-    """The check of one keyword, or None for an annotation."""
+    """The check of one keyword, or None for an annotation (or a keyword judged with another:
+    ``then``/``else`` with ``if``)."""
     if name in _ANNOTATIONS or name.startswith("x-"):
         return None
-    match name:
-        case "type":
-            names = [value] if isinstance(value, str) else value
-            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                raise Unsupported("type")
-            for n in names:
-                _type_of(None, n)  # refuse unknown type names now
+    build = _BUILDERS.get(name)
+    if build is None:
+        raise Unsupported(name)
+    return build(name, value, schema)
 
-            if len(names) == 1:
-                name_ = names[0]
-                return _EXACT.get(name_) or (lambda i: _type_of(i, name_))
 
-            def check_type(instance: Any) -> Verdict:
-                verdicts = [_type_of(instance, n) for n in names]
-                if True in verdicts:
-                    return True
-                return None if None in verdicts else False
+def _build_type(_name: str, value: Any, _schema: Mapping[str, Any]) -> Check:
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise Unsupported("type")
+    for n in names:
+        _type_of(None, n)  # refuse unknown type names now
+    if len(names) == 1:
+        only = names[0]
+        return _EXACT.get(only) or (lambda i: _type_of(i, only))
 
-            return check_type
-        case "required":
-            if not isinstance(value, list) or not all(isinstance(k, str) for k in value):
-                raise Unsupported("required")
-            return lambda i: type(i) is not dict or all(k in i for k in value)
-        case "properties":
-            if not isinstance(value, dict):
-                raise Unsupported("properties")
-            subs = {k: _compile(s) for k, s in value.items()}
+    def check_type(instance: Any) -> Verdict:
+        verdicts = [_type_of(instance, n) for n in names]
+        if True in verdicts:
+            return True
+        return None if None in verdicts else False
 
-            pairs = tuple(subs.items())
+    return check_type
 
-            def check_properties(instance: Any) -> Verdict:
-                if type(instance) is not dict:
-                    return True
-                unsure = False
-                for key, sub in pairs:
-                    if key in instance:
-                        verdict = sub(instance[key])
-                        if verdict is False:
-                            return False
-                        unsure = unsure or verdict is None
-                return None if unsure else True
 
-            return check_properties
-        case "additionalProperties":
-            known = set(schema.get("properties", {}))
-            if "patternProperties" in schema:
-                raise Unsupported("patternProperties")
-            extra = _compile(value)
+def _build_required(_name: str, value: Any, _schema: Mapping[str, Any]) -> Check:
+    if not isinstance(value, list) or not all(isinstance(k, str) for k in value):
+        raise Unsupported("required")
+    return lambda i: type(i) is not dict or all(k in i for k in value)
 
-            def check_additional(instance: Any) -> Verdict:
-                if type(instance) is not dict:
-                    return True
-                return _and(extra(v) for k, v in instance.items() if k not in known)
 
-            return check_additional
-        case "items":
-            if "prefixItems" in schema:
-                raise Unsupported("prefixItems")
-            each = _compile(value)
+def _build_properties(_name: str, value: Any, _schema: Mapping[str, Any]) -> Check:
+    if not isinstance(value, dict):
+        raise Unsupported("properties")
+    pairs = tuple((k, _compile(s)) for k, s in value.items())
 
-            def check_items(instance: Any) -> Verdict:
-                if type(instance) is not list:
-                    return True
-                unsure = False
-                for item in instance:
-                    verdict = each(item)
-                    if verdict is False:
-                        return False
-                    unsure = unsure or verdict is None
-                return None if unsure else True
+    def check_properties(instance: Any) -> Verdict:
+        # A loop of its own, stopping at the first failure: it runs for every entry.
+        if type(instance) is not dict:
+            return True
+        unsure = False
+        for key, sub in pairs:
+            if key in instance:
+                verdict = sub(instance[key])
+                if verdict is False:
+                    return False
+                unsure = unsure or verdict is None
+        return None if unsure else True
 
-            return check_items
-        case "minItems" | "maxItems" | "minLength" | "maxLength":
-            if type(value) is not int or value < 0:
-                raise Unsupported(name)
-            kind = list if name.endswith("Items") else str
-            if name.startswith("min"):
-                return lambda i: type(i) is not kind or len(i) >= value
-            return lambda i: type(i) is not kind or len(i) <= value
-        case "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum":
-            if type(value) not in (int, float):
-                raise Unsupported(name)
-            compare: Callable[[Any], bool] = {
-                "minimum": lambda i: not i < value,
-                "maximum": lambda i: not i > value,
-                "exclusiveMinimum": lambda i: not i <= value,
-                "exclusiveMaximum": lambda i: not i >= value,
-            }[name]
-            return lambda i: True if type(i) not in (int, float) else compare(i)
-        case "enum" | "const":
-            options = value if name == "enum" else [value]
-            if not isinstance(options, list) or not all(_scalar(o) for o in options):
-                raise Unsupported(name)
+    return check_properties
 
-            def check_equal(instance: Any) -> Verdict:
-                verdicts = [_equal(instance, o) for o in options]
-                if True in verdicts:
-                    return True
-                return None if None in verdicts else False
 
-            return check_equal
-        case "not":
-            inner = _compile(value)
+def _build_additional(_name: str, value: Any, schema: Mapping[str, Any]) -> Check:
+    known = set(schema.get("properties", {}))
+    if "patternProperties" in schema:
+        raise Unsupported("patternProperties")
+    extra = _compile(value)
 
-            def check_not(instance: Any) -> Verdict:
-                verdict = inner(instance)
-                return None if verdict is None else not verdict
+    def check_additional(instance: Any) -> Verdict:
+        if type(instance) is not dict:
+            return True
+        return _and(extra(v) for k, v in instance.items() if k not in known)
 
-            return check_not
-        case "if":
-            condition = _compile(value)
-            then = _compile(schema.get("then", True))
-            otherwise = _compile(schema.get("else", True))
+    return check_additional
 
-            def check_if(instance: Any) -> Verdict:
-                holds = condition(instance)
-                if holds is None:
-                    return None
-                return then(instance) if holds else otherwise(instance)
 
-            return check_if
-        case "then" | "else":
-            return None  # judged with `if`; without an `if` jsonschema ignores them too
-        case "pattern":
-            # jsonschema searches with Python's own re, as here.
-            try:
-                compiled = re.compile(value)
-            except (re.error, TypeError) as exc:
-                raise Unsupported("pattern") from exc
-            return lambda i: type(i) is not str or compiled.search(i) is not None
-        case "format":
-            if value != "regex":  # the others depend on optional packages jsonschema may find
-                raise Unsupported(f"format {value!r}")
-            return _is_regex
-        case "propertyNames":
-            names = _compile(value)
-            return lambda i: True if type(i) is not dict else _and(names(k) for k in i)
-        case "allOf":
-            if not isinstance(value, list) or not value:
-                raise Unsupported(name)
-            parts = [_compile(s) for s in value]
-            return lambda i: _and(p(i) for p in parts)
-    raise Unsupported(name)
+def _build_items(_name: str, value: Any, schema: Mapping[str, Any]) -> Check:
+    if "prefixItems" in schema:
+        raise Unsupported("prefixItems")
+    each = _compile(value)
+
+    def check_items(instance: Any) -> Verdict:
+        if type(instance) is not list:
+            return True
+        unsure = False
+        for item in instance:
+            verdict = each(item)
+            if verdict is False:
+                return False
+            unsure = unsure or verdict is None
+        return None if unsure else True
+
+    return check_items
+
+
+def _build_length(name: str, value: Any, _schema: Mapping[str, Any]) -> Check:
+    if type(value) is not int or value < 0:
+        raise Unsupported(name)
+    kind = list if name.endswith("Items") else str
+    if name.startswith("min"):
+        return lambda i: type(i) is not kind or len(i) >= value
+    return lambda i: type(i) is not kind or len(i) <= value
+
+
+def _build_bound(name: str, value: Any, _schema: Mapping[str, Any]) -> Check:
+    if type(value) not in (int, float):
+        raise Unsupported(name)
+    compare: Callable[[Any], bool] = {
+        "minimum": lambda i: not i < value,
+        "maximum": lambda i: not i > value,
+        "exclusiveMinimum": lambda i: not i <= value,
+        "exclusiveMaximum": lambda i: not i >= value,
+    }[name]
+    return lambda i: True if type(i) not in (int, float) else compare(i)
+
+
+def _build_equal(name: str, value: Any, _schema: Mapping[str, Any]) -> Check:
+    options = value if name == "enum" else [value]
+    if not isinstance(options, list) or not all(_scalar(o) for o in options):
+        raise Unsupported(name)
+
+    def check_equal(instance: Any) -> Verdict:
+        # Any one option equal is enough; else unsure if any comparison was.
+        verdicts = [_equal(instance, o) for o in options]
+        if True in verdicts:
+            return True
+        return None if None in verdicts else False
+
+    return check_equal
+
+
+def _build_not(_name: str, value: Any, _schema: Mapping[str, Any]) -> Check:
+    inner = _compile(value)
+
+    def check_not(instance: Any) -> Verdict:
+        verdict = inner(instance)
+        return None if verdict is None else not verdict
+
+    return check_not
+
+
+def _build_if(_name: str, value: Any, schema: Mapping[str, Any]) -> Check:
+    condition = _compile(value)
+    then = _compile(schema.get("then", True))
+    otherwise = _compile(schema.get("else", True))
+
+    def check_if(instance: Any) -> Verdict:
+        holds = condition(instance)
+        if holds is None:
+            return None
+        return then(instance) if holds else otherwise(instance)
+
+    return check_if
+
+
+def _build_with_if(_name: str, _value: Any, _schema: Mapping[str, Any]) -> None:
+    return None  # judged with `if`; without an `if` jsonschema ignores them too
+
+
+def _build_pattern(_name: str, value: Any, _schema: Mapping[str, Any]) -> Check:
+    # jsonschema searches with Python's own re, as here.
+    try:
+        compiled = re.compile(value)
+    except (re.error, TypeError) as exc:
+        raise Unsupported("pattern") from exc
+    return lambda i: type(i) is not str or compiled.search(i) is not None
+
+
+def _build_format(_name: str, value: Any, _schema: Mapping[str, Any]) -> Check:
+    if value != "regex":  # the others depend on optional packages jsonschema may find
+        raise Unsupported(f"format {value!r}")
+    return _is_regex
+
+
+def _build_property_names(_name: str, value: Any, _schema: Mapping[str, Any]) -> Check:
+    names = _compile(value)
+    return lambda i: True if type(i) is not dict else _and(names(k) for k in i)
+
+
+def _build_all_of(name: str, value: Any, _schema: Mapping[str, Any]) -> Check:
+    if not isinstance(value, list) or not value:
+        raise Unsupported(name)
+    parts = [_compile(s) for s in value]
+    return lambda i: _and(p(i) for p in parts)
+
+
+# Every keyword this module reads, and how it builds its check; any other is Unsupported.
+_BUILDERS: dict[str, Callable[[str, Any, Mapping[str, Any]], Check | None]] = {
+    "type": _build_type,
+    "required": _build_required,
+    "properties": _build_properties,
+    "additionalProperties": _build_additional,
+    "items": _build_items,
+    "minItems": _build_length,
+    "maxItems": _build_length,
+    "minLength": _build_length,
+    "maxLength": _build_length,
+    "minimum": _build_bound,
+    "maximum": _build_bound,
+    "exclusiveMinimum": _build_bound,
+    "exclusiveMaximum": _build_bound,
+    "enum": _build_equal,
+    "const": _build_equal,
+    "not": _build_not,
+    "if": _build_if,
+    "then": _build_with_if,
+    "else": _build_with_if,
+    "pattern": _build_pattern,
+    "format": _build_format,
+    "propertyNames": _build_property_names,
+    "allOf": _build_all_of,
+}
 
 
 def _is_regex(instance: Any) -> Verdict:
