@@ -277,6 +277,17 @@ def _print_json_error(
     click.echo(json_text(doc), nl=False)
 
 
+def _report_error(args: list[str], exc: ChangelogToolsError, *, as_json: bool) -> int:
+    """Print ``exc`` as the tool's one-line error (and hint); return its exit code."""
+    message, hint = printable(exc.message), printable(exc.hint) if exc.hint else None
+    click.echo(f"error: {message}", err=True)
+    if hint:
+        click.echo(f"hint: {hint}", err=True)
+    if as_json and exc.exit_code in (ExitCode.USAGE, ExitCode.EXTERNAL):
+        _print_json_error(args, exc, int(exc.exit_code), message, hint)
+    return int(exc.exit_code)
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI and return the exit code instead of exiting (used by tests and main)."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -298,14 +309,15 @@ def run(argv: list[str] | None = None) -> int:
             _print_json_error(args, exc, code, exc.format_message(), None)
         return code
     except ChangelogToolsError as exc:
-        message, hint = printable(exc.message), printable(exc.hint) if exc.hint else None
-        click.echo(f"error: {message}", err=True)
-        if hint:
-            click.echo(f"hint: {hint}", err=True)
-        if as_json and exc.exit_code in (ExitCode.USAGE, ExitCode.EXTERNAL):
-            _print_json_error(args, exc, int(exc.exit_code), message, hint)
-        return int(exc.exit_code)
+        return _report_error(args, exc, as_json=as_json)
     except Exception as exc:
+        from changelog_tools.errors import missing_dependency
+
+        # Commands import their heavier dependencies only when they run, so a partial install
+        # fails here, at the import, rather than at startup.
+        missing = missing_dependency(exc)
+        if missing is not None:
+            return _report_error(args, missing, as_json=as_json)
         log = save_crash_log(exc)
         message = printable(f"internal error: {type(exc).__name__}: {exc}")
         click.echo(f"{message} (details saved to {log}; please report it)", err=True)
