@@ -277,6 +277,28 @@ def _print_json_error(
     click.echo(json_text(doc), nl=False)
 
 
+def _environment_error(exc: Exception) -> ChangelogToolsError | None:
+    """The usage error ``exc`` stands for when the environment, not the tool, is at fault."""
+    from changelog_tools.errors import UsageError, missing_dependency
+
+    # Commands import their heavier dependencies only when they run, so a partial install
+    # fails at that import, not at startup.
+    missing = missing_dependency(exc)
+    if missing is not None:
+        return missing
+    if isinstance(exc, FileNotFoundError):
+        # Started in a directory deleted since (by another shell, a cleanup step): every
+        # relative path fails then, wherever the command first needs one.
+        try:
+            os.getcwd()
+        except FileNotFoundError:
+            return UsageError(
+                "the current directory no longer exists (deleted or moved after the shell "
+                "entered it): cd to an existing directory and run the command again"
+            )
+    return None
+
+
 def _report_error(args: list[str], exc: ChangelogToolsError, *, as_json: bool) -> int:
     """Print ``exc`` as the tool's one-line error (and hint); return its exit code."""
     message, hint = printable(exc.message), printable(exc.hint) if exc.hint else None
@@ -311,13 +333,9 @@ def run(argv: list[str] | None = None) -> int:
     except ChangelogToolsError as exc:
         return _report_error(args, exc, as_json=as_json)
     except Exception as exc:
-        from changelog_tools.errors import missing_dependency
-
-        # Commands import their heavier dependencies only when they run, so a partial install
-        # fails here, at the import, rather than at startup.
-        missing = missing_dependency(exc)
-        if missing is not None:
-            return _report_error(args, missing, as_json=as_json)
+        environment = _environment_error(exc)
+        if environment is not None:
+            return _report_error(args, environment, as_json=as_json)
         log = save_crash_log(exc)
         message = printable(f"internal error: {type(exc).__name__}: {exc}")
         click.echo(f"{message} (details saved to {log}; please report it)", err=True)

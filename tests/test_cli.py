@@ -179,3 +179,26 @@ def test_a_missing_module_of_the_tool_itself_is_still_an_internal_error(
     assert proc.returncode == 70
     assert "internal error: ModuleNotFoundError" in proc.stderr
     assert len(_crash_logs(example_repo)) == 1
+
+
+# -- started in a directory that was deleted ---------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["check", "validate", "keys"])
+def test_a_deleted_current_directory_is_a_one_line_usage_error(
+    tmp_path: Path, command: str
+) -> None:
+    import os
+    import shutil
+
+    exe = shutil.which("changelog-tools", path=str(Path(sys.executable).parent))
+    assert exe
+    proc = subprocess.run(
+        ["sh", "-c", f'mkdir gone && cd gone && rmdir ../gone && exec "{exe}" {command}'],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("error: the current directory no longer exists")
+    assert len(proc.stderr.splitlines()) == 1
+    assert _crash_logs(tmp_path) == []
