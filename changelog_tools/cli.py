@@ -169,8 +169,8 @@ def cli() -> None:
       130 interrupted (Ctrl-C, SIGINT)
 
     Run `changelog-tools COMMAND --help` for each command. With --format json, an error
-    (exit 2, 3, 70 or 130) is also one JSON object on stdout: {"schema-version", "error":
-    {"code", "message", ...}}.
+    that prints no report of its own is also one JSON object on stdout:
+    {"schema-version", "error": {"code", "exit-code", "message", ...}}.
 
     \b
     Shell completion (bash; zsh and fish likewise with zsh_source / fish_source):
@@ -305,7 +305,9 @@ def _report_error(args: list[str], exc: ChangelogToolsError, *, as_json: bool) -
     click.echo(f"error: {message}", err=True)
     if hint:
         click.echo(f"hint: {hint}", err=True)
-    if as_json and exc.exit_code in (ExitCode.USAGE, ExitCode.EXTERNAL):
+    # Every refusal, not only a usage or git failure: a `--format json` step parses stdout
+    # whatever the exit status (a flow's "not eligible" or "stopped safely" included).
+    if as_json:
         _print_json_error(args, exc, int(exc.exit_code), message, hint)
     return int(exc.exit_code)
 
