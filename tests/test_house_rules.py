@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "changelog_tools.fsutil",
         "changelog_tools.yamlload",
         "changelog_tools.schemaerrors",
+        "changelog_tools.utf8",
         "changelog_tools.config",
         "changelog_tools.gitrepo",
     ),

@@ -49,7 +49,7 @@ def read_options(path: Path) -> dict[str, Any] | None:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        from changelog_tools.diagnostics import not_utf8
+        from changelog_tools.utf8 import not_utf8
 
         # Where the bad byte is, in the words the changelog's own check uses for one.
         bad = not_utf8(raw, exc, str(path))
