@@ -169,8 +169,8 @@ def cli() -> None:
       130 interrupted (Ctrl-C, SIGINT)
 
     Run `changelog-tools COMMAND --help` for each command. With --format json, an error
-    (exit 2, 3, 70 or 130) is also one JSON object on stdout: {"schema-version", "error":
-    {"code", "message", ...}}.
+    that prints no report of its own is also one JSON object on stdout:
+    {"schema-version", "error": {"code", "exit-code", "message", ...}}.
 
     \b
     Shell completion (bash; zsh and fish likewise with zsh_source / fish_source):
@@ -277,6 +277,41 @@ def _print_json_error(
     click.echo(json_text(doc), nl=False)
 
 
+def _environment_error(exc: Exception) -> ChangelogToolsError | None:
+    """The usage error ``exc`` stands for when the environment, not the tool, is at fault."""
+    from changelog_tools.errors import UsageError, missing_dependency
+
+    # Commands import their heavier dependencies only when they run, so a partial install
+    # fails at that import, not at startup.
+    missing = missing_dependency(exc)
+    if missing is not None:
+        return missing
+    if isinstance(exc, FileNotFoundError):
+        # Started in a directory deleted since (by another shell, a cleanup step): every
+        # relative path fails then, wherever the command first needs one.
+        try:
+            os.getcwd()
+        except FileNotFoundError:
+            return UsageError(
+                "the current directory no longer exists (deleted or moved after the shell "
+                "entered it): cd to an existing directory and run the command again"
+            )
+    return None
+
+
+def _report_error(args: list[str], exc: ChangelogToolsError, *, as_json: bool) -> int:
+    """Print ``exc`` as the tool's one-line error (and hint); return its exit code."""
+    message, hint = printable(exc.message), printable(exc.hint) if exc.hint else None
+    click.echo(f"error: {message}", err=True)
+    if hint:
+        click.echo(f"hint: {hint}", err=True)
+    # Every refusal, not only a usage or git failure: a `--format json` step parses stdout
+    # whatever the exit status (a flow's "not eligible" or "stopped safely" included).
+    if as_json:
+        _print_json_error(args, exc, int(exc.exit_code), message, hint)
+    return int(exc.exit_code)
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI and return the exit code instead of exiting (used by tests and main)."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -298,14 +333,11 @@ def run(argv: list[str] | None = None) -> int:
             _print_json_error(args, exc, code, exc.format_message(), None)
         return code
     except ChangelogToolsError as exc:
-        message, hint = printable(exc.message), printable(exc.hint) if exc.hint else None
-        click.echo(f"error: {message}", err=True)
-        if hint:
-            click.echo(f"hint: {hint}", err=True)
-        if as_json and exc.exit_code in (ExitCode.USAGE, ExitCode.EXTERNAL):
-            _print_json_error(args, exc, int(exc.exit_code), message, hint)
-        return int(exc.exit_code)
+        return _report_error(args, exc, as_json=as_json)
     except Exception as exc:
+        environment = _environment_error(exc)
+        if environment is not None:
+            return _report_error(args, environment, as_json=as_json)
         log = save_crash_log(exc)
         message = printable(f"internal error: {type(exc).__name__}: {exc}")
         click.echo(f"{message} (details saved to {log}; please report it)", err=True)

@@ -76,3 +76,47 @@ class AbortedError(ChangelogToolsError):
     """A multi-step flow stopped safely: before its next remote step, never half-way through one."""
 
     exit_code = ExitCode.ABORTED
+
+
+class MissingDependencyError(UsageError):
+    """A dependency the tool declares is not installed: an environment to fix, not a bug.
+
+    A partial install does this (the tool with ``--no-deps`` plus only what the local commands
+    import, as the composite action installs it): a command that needs the rest reaches an
+    import that fails.
+    """
+
+
+# Each distribution of ``[project] dependencies`` in pyproject.toml -> the modules it installs.
+# A missing distribution cannot be asked for its module names, hence the table;
+# tests/test_errors.py keeps it equal to pyproject.toml and to the installed metadata.
+DEPENDENCY_MODULES: dict[str, tuple[str, ...]] = {
+    "click": ("click",),
+    "ruamel.yaml": ("ruamel.yaml",),
+    "ruamel.yaml.clib": ("_ruamel_yaml",),
+    "jsonschema": ("jsonschema",),
+    "pathspec": ("pathspec",),
+    "PyGithub": ("github",),
+    "GitPython": ("git",),
+    "cmarkgfm": ("cmarkgfm",),
+    "html5lib": ("html5lib",),
+}
+
+
+def missing_dependency(exc: BaseException) -> MissingDependencyError | None:
+    """The usage error for ``exc`` when it is the import of a declared dependency failing.
+
+    Only the tool's own dependencies qualify: a module of this package that cannot be found, or
+    one a dependency itself imports, is still a bug (or a broken install) worth a crash log.
+    """
+    if not isinstance(exc, ModuleNotFoundError) or not exc.name:
+        return None
+    name = exc.name
+    for distribution, modules in DEPENDENCY_MODULES.items():
+        # `ruamel` alone missing is `ruamel.yaml` missing: a namespace package's parent
+        if any(name == m or name.startswith(f"{m}.") or m.startswith(f"{name}.") for m in modules):
+            return MissingDependencyError(
+                f"this command needs {distribution}, which is not installed (no module named "
+                f"{name!r}): install the tool with its dependencies: pip install changelog-tools"
+            )
+    return None

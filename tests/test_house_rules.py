@@ -33,6 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "changelog_tools.yamlload",
         "changelog_tools.schemaerrors",
         "changelog_tools.schemasubset",
+        "changelog_tools.utf8",
         "changelog_tools.config",
         "changelog_tools.gitrepo",
     ),

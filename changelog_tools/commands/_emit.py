@@ -22,14 +22,17 @@ from changelog_tools.errors import ExitCode
 class EditOutcome:
     """What a write command found or did, before anything is printed.
 
-    Printed in this order: ``account`` (text format, stdout), ``notes`` (every format, stderr),
-    then the report, except in text format when ``preview`` is given, which is printed in its
+    Printed in this order: ``account`` (text format, stdout), ``asides`` (text format, stderr),
+    ``notes`` (every format, stderr), then the report, except in text format when ``preview`` is given, which is printed in its
     place. ``exit_code`` overrides the report's verdict (a ``--check`` that found work exits 1
     on a clean report).
     """
 
     report: dx.Report
     account: str = ""  # text format: what was done, ahead of the notes (already made visible)
+    # stderr lines for a person reading along (how a key pattern resolved, say): a JSON or
+    # GitHub step already has them in the report, so they would only be noise there
+    asides: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  # stderr lines: the verdict in words, in every format
     preview: str | None = None  # text format: printed instead of the report (a diff, a summary)
     exit_code: int | None = None
@@ -51,6 +54,8 @@ def emit_edit(outcome: EditOutcome, output_format: str) -> int:
     aside = outcome.stdout_is_payload
     if text and outcome.account:
         click.echo(outcome.account, nl=False, err=aside)
+    for line in outcome.asides if text else ():
+        click.echo(line, err=True)
     for note in outcome.notes:
         click.echo(note, err=True)
     if text and outcome.preview is not None:

@@ -112,10 +112,20 @@ def canonicalize(
     if not fix_placement and pr is None:
         raise UsageError("--pr N is required (the pull request whose link replaces the "
                          "placeholders), except with --fix-placement")  # fmt: skip
+    if base_ref is not None and not fix_placement:
+        _require_revision(target, base_ref)
     request = _Request(target=target, shown=display_path(target, config), pr=pr,
                        base_ref=base_ref, base_file=base_file, fix_near_misses=fix_near_misses,
                        check_only=check_only, config=effective_config(config, repository))  # fmt: skip
     return emit_edit(_place(request) if fix_placement else _canonicalize(request), output_format)
+
+
+def _require_revision(target: Path, base_ref: str) -> None:
+    """Refuse a ``--base-ref`` that names no commit, as `check`, `fix` and `lint` refuse it: a
+    usage error naming the repository, with the hint to fetch it (not a failure of git)."""
+    from changelog_tools.gitrepo import open_repo
+
+    open_repo(target.resolve().parent).user_commit(base_ref)
 
 
 @dataclass(frozen=True)

@@ -136,7 +136,7 @@ def _append(entry: Entry, config: Config, *, dry_run: bool) -> EditOutcome:
         for pattern, keys in appended.resolved.items()
         if keys != (pattern,)
     )
-    return EditOutcome(report, account=appended.text, notes=resolved)
+    return EditOutcome(report, account=appended.text, asides=resolved)
 
 
 def _require_utf8(value: str, option: str) -> None:

@@ -43,9 +43,17 @@ def read_options(path: Path) -> dict[str, Any] | None:
     """The validated options of the configuration file at ``path`` (None as for
     :func:`options_from_text`); a file that cannot be read is a configuration error."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        raw = path.read_bytes()
+    except OSError as exc:
         raise ConfigError(f"cannot read configuration {path}: {exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        from changelog_tools.utf8 import not_utf8
+
+        # Where the bad byte is, in the words the changelog's own check uses for one.
+        bad = not_utf8(raw, exc, str(path))
+        raise ConfigError(f"{path}:{bad.line}:{bad.column}: {bad.message}", hint=bad.hint) from None
     return options_from_text(text, str(path))
 
 

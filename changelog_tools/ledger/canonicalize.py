@@ -435,38 +435,29 @@ def unified_diff(before: bytes, after: bytes, path: str, context: int = 3) -> st
 def _hunks(
     old: list[str], new: list[str], context: int
 ) -> list[tuple[int, int, int, int, list[str]]]:
-    """Hunks as (old start, old end, new start, new end, lines with their +/-/space marks)."""
-    if len(old) != len(new):  # lines added or removed: let difflib align them
-        import difflib
+    """Hunks as (old start, old end, new start, new end, lines with their +/-/space marks).
 
-        out = []
-        for group in difflib.SequenceMatcher(None, old, new).get_grouped_opcodes(context):
-            ops: list[str] = []
-            for tag, a1, a2, b1, b2 in group:
-                if tag == "equal":
-                    ops.extend(" " + line for line in old[a1:a2])
-                else:
-                    ops.extend("-" + line for line in old[a1:a2])
-                    ops.extend("+" + line for line in new[b1:b2])
-            out.append((group[0][1], group[-1][2], group[0][3], group[-1][4], ops))
-        return out
-    # Same number of lines (a canonicalization edits inside lines): pair them up.
-    changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
-    groups: list[list[int]] = []
-    for i in changed:
-        if groups and i - groups[-1][-1] <= 2 * context + 1:
-            groups[-1].append(i)
-        else:
-            groups.append([i])
-    hunks = []
-    for run in groups:
-        lo, hi = max(0, run[0] - context), min(len(old), run[-1] + context + 1)
-        members = set(run)
-        ops = []
-        for i in range(lo, hi):
-            ops.extend(("-" + old[i], "+" + new[i]) if i in members else (" " + old[i],))
-        hunks.append((lo, hi, lo, hi, ops))
-    return hunks
+    difflib aligns the lines even when both sides have as many: an entry moved to the end
+    then reads as its deletion and its insertion, not as every line between paired with the
+    one that took its place. A canonicalization's edited lines come out as difflib's own
+    diff of them (each run of changed lines: its old lines, then its new ones).
+    """
+    import difflib
+
+    out = []
+    # Matched from the new side: of two equally long runs, difflib keeps the first one of its
+    # first sequence in place. The new file starts with the history, so a move of an inserted
+    # entry to the end shows that entry moving, not the history entry it swapped places with.
+    for group in difflib.SequenceMatcher(None, new, old).get_grouped_opcodes(context):
+        ops: list[str] = []
+        for tag, b1, b2, a1, a2 in group:
+            if tag == "equal":
+                ops.extend(" " + line for line in old[a1:a2])
+            else:
+                ops.extend("-" + line for line in old[a1:a2])
+                ops.extend("+" + line for line in new[b1:b2])
+        out.append((group[0][3], group[-1][4], group[0][1], group[-1][2], ops))
+    return out
 
 
 def _range(start: int, length: int) -> str:

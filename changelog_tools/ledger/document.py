@@ -16,6 +16,7 @@ from typing import Any
 from changelog_tools import diagnostics as dx
 from changelog_tools import yamlload
 from changelog_tools.ledger import schema
+from changelog_tools.utf8 import not_utf8
 
 ENTRY_START_RE = re.compile(rb"^- config-keys:", re.MULTILINE)
 ENTRY_START = b"- config-keys:"
@@ -210,19 +211,7 @@ def byte_rules(
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = _line_of(raw, exc.start, line_offset)
-        line_start = raw.rfind(b"\n", 0, exc.start) + 1
-        column = len(raw[line_start : exc.start].decode("utf-8", "replace")) + 1
-        out.append(
-            dx.error(
-                dx.NOT_UTF8,
-                f"invalid UTF-8 byte 0x{raw[exc.start]:02x}",
-                path,
-                line,
-                column,
-                hint="save the file as UTF-8",
-            )
-        )
+        out.append(not_utf8(raw, exc, path, line_offset=line_offset))
     if raw.startswith(b"\xef\xbb\xbf"):
         # Some Windows editors add it; without this the only finding would be a puzzling
         # "entry 1 does not begin with `- config-keys:`".

@@ -183,6 +183,11 @@ def test_the_token_is_redacted_from_messages_in_any_case_spelling(tmp_path: Path
         ("check", "--base-ref", "no-such-ref"),
         ("lint", "--base-ref", "no-such-ref"),
         ("keys", "--ref", "no-such-ref"),
+        ("fix", "--base-ref", "no-such-ref"),
+        ("replay", "--branch", "no-such-ref", "--last", "2"),
+        ("canonicalize", "--pr", "12", "--base-ref", "no-such-ref"),
+        ("canonicalize", "--pr", "12", "--base-ref", "no-such-ref", "--check"),
+        ("canonicalize", "--fix-placement", "--base-ref", "no-such-ref"),
     ],
 )
 def test_an_unknown_revision_is_a_usage_error_with_one_wording(

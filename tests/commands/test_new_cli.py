@@ -219,3 +219,26 @@ def test_a_changelog_symlinked_to_itself_is_a_usage_error(repo: Path) -> None:
     assert proc.returncode == 2, proc.stderr
     assert "perf-changelog.yaml" in proc.stderr and "Traceback" not in proc.stderr
     assert (repo / "perf-changelog.yaml").is_symlink()
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "github"])
+def test_the_key_resolution_lines_are_printed_in_text_format_only(
+    repo: Path, output_format: str
+) -> None:
+    # A JSON or GitHub step has the resolved keys in the report; the `#` lines are for a person.
+    proc = run_cli(
+        "new",
+        "--config-key", "llama70b-fp8-gpu-a-*",
+        "--description", "x",
+        "--format", output_format,
+        cwd=repo,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    resolution = [line for line in proc.stderr.splitlines() if line.startswith("# llama70b")]
+    if output_format == "text":
+        assert resolution and resolution[0].startswith("# llama70b-fp8-gpu-a-* -> ")
+    else:
+        assert resolution == []
+        assert "# llama70b" not in proc.stdout
+    if output_format == "json":
+        assert json.loads(proc.stdout)["ok"] is True

@@ -131,3 +131,18 @@ def test_the_merge_driver_of_a_subdirectory_changelog_uses_that_configuration(
     git(subrepo, "checkout", "-q", "feature")
     git(subrepo, "merge", "-q", "main", "-m", "merge main")
     assert (subrepo / changelog).read_bytes() == appended(main_entry, pr_entry)
+
+
+@pytest.mark.parametrize("name", [".changelog-tools.yaml", "pyproject.toml"])
+def test_a_configuration_that_is_not_utf8_names_the_line_and_column(
+    tmp_path: Path, name: str
+) -> None:
+    first = "max-file-size: 100000\n" if name.endswith(".yaml") else "[tool.changelog-tools]\n"
+    (tmp_path / name).write_bytes(first.encode() + b"# caf\xc3\xa9 \xff and more\n")
+    proc = run_cli("validate", cwd=tmp_path)
+    assert proc.returncode == 2
+    where = tmp_path / name
+    # the column counts characters (the two-byte `é` is one), as an editor does
+    assert proc.stderr == (
+        f"error: {where}:2:8: invalid UTF-8 byte 0xff\nhint: save the file as UTF-8\n"
+    )

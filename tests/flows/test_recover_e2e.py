@@ -267,6 +267,25 @@ def test_a_run_still_running_or_that_ingested_is_not_a_target(
         assert why in _refused(w, capsys, "--pr", "1")
 
 
+@pytest.mark.parametrize("dry_run", [(), ("--dry-run",)])
+def test_a_refusal_in_json_format_is_one_json_error_object(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    dry_run: tuple[str, ...],
+) -> None:
+    for w, _lost in _enter(tmp_path, monkeypatch, "ingested"):
+        before = w.origin_refs()
+        assert recover("--pr", "1", "--yes", *dry_run, "--format", "json") == 1
+        assert_nothing_written(w, before)
+        out = capsys.readouterr().out
+        doc = json.loads(out)  # one document, nothing before or after it
+        assert doc["schema-version"] == 1 and doc["command"] == "recover" and doc["ok"] is False
+        assert doc["error"]["code"] == "data" and doc["error"]["exit-code"] == 1
+        assert "did not lose its ingest" in doc["error"]["message"]
+        assert doc["error"]["hint"].startswith("recover is for a push run")
+
+
 def test_a_push_that_no_pull_request_merged_is_refused(
     world: tuple[World, Lost], capsys: pytest.CaptureFixture[str]
 ) -> None:

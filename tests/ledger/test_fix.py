@@ -259,3 +259,27 @@ def test_a_base_that_does_not_parse_is_named_as_the_base() -> None:
         fix_change(b"garbage: [\n", BASE, config=config(), path="p", base_label="b.yaml")
     assert caught.value.code == dx.NOT_AN_APPEND
     assert "the base (b.yaml) cannot be parsed into entries" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    "argv", [("fix", "--dry-run", "--diff"), ("canonicalize", "--fix-placement", "--check")]
+)
+def test_the_diff_of_a_moved_entry_is_its_deletion_and_its_insertion_and_applies(
+    repo: Path, argv: tuple[str, ...]
+) -> None:
+    # As many lines before as after: the diff must still not pair each line with the one
+    # that took its place (a `-`/`+` alternation no reviewer can read as a move).
+    head = insert(BASE, 1, NEW_A)
+    commit_files(repo, {"perf-changelog.yaml": head}, "insert")
+    proc = run_cli(*argv, cwd=repo)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    lines = proc.stdout[proc.stdout.index("--- a/") :].splitlines(keepends=True)
+    end = next((i for i, line in enumerate(lines) if line[:1] not in "-+@ "), len(lines))
+    diff = "".join(lines[:end])  # `fix` prints its report after the diff
+    body = [line.rstrip("\n") for line in lines[2:end] if line[:1] in "-+"]
+    entry_lines = ("\n" + NEW_A.decode()).splitlines()
+    # one deletion of the inserted entry, then its insertion at the end
+    assert body == ["-" + line for line in entry_lines] + ["+" + line for line in entry_lines]
+    (repo / "fix.diff").write_text(diff)
+    git(repo, "apply", "fix.diff")
+    assert (repo / "perf-changelog.yaml").read_bytes() == BASE + b"\n" + NEW_A
