@@ -235,3 +235,33 @@ def test_tree_entries_list_every_blob_as_git_ls_tree_with_symlinks_by_mode(links
     assert sorted(entries) == sorted(listed)
     assert entries["same"].is_symlink and not entries["top.txt"].is_symlink
     assert entries["top.txt"].sha == git(links, "rev-parse", "HEAD:top.txt")
+
+
+def test_read_blob_from_a_known_copy_is_exactly_the_blob(tmp_path: Path) -> None:
+    # Whatever copy the caller offers, the answer is the committed blob's bytes: taken from
+    # the copy only when git's id of those bytes is the blob's id.
+    git(tmp_path, "init", "-q", "-b", "main")
+    base = b"- one\n\n- two\n"
+    head = base + b"\n- three\n"
+    first = commit_files(tmp_path, {"log.yaml": base.decode(), "other": "x\n"}, "one")
+    second = commit_files(tmp_path, {"log.yaml": head.decode()}, "two")
+    repo = open_repo(tmp_path)
+    assert repo.read_blob_from(second, "log.yaml", head) == head
+    assert repo.read_blob_from(first, "log.yaml", head) == base  # the start of the later one
+    assert repo.read_blob_from(second, "log.yaml", head + b"\n- four\n") == head  # uncommitted
+    # Same length as the blob but other bytes; shorter than the blob; unrelated: git's bytes.
+    assert repo.read_blob_from(first, "log.yaml", b"- ONE\n\n- TWO\n") == base
+    assert repo.read_blob_from(second, "log.yaml", base) == head
+    assert repo.read_blob_from(second, "log.yaml", b"") == head
+    assert repo.read_blob_from(second, "other", head) == b"x\n"
+    assert repo.read_blob_from(second, "missing", head) is None
+    assert repo.read_blob_from(second, ".", head) is None  # a directory is no file
+    with pytest.raises(GitError, match="unknown git revision 'nope'"):
+        repo.read_blob_from("nope", "log.yaml", head)
+    for rev in (first, second):  # and every answer is what git itself says
+        assert (
+            repo.read_blob_from(rev, "log.yaml", head)
+            == subprocess.run(
+                ["git", "cat-file", "blob", f"{rev}:log.yaml"], cwd=tmp_path, capture_output=True
+            ).stdout
+        )
