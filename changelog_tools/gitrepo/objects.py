@@ -17,6 +17,9 @@ from changelog_tools.gitrepo.runner import Runner, _ascii, _failures, _text
 # GitPython's ValueError for a name git answered "missing" or "ambiguous" to (3.1.41 to 3.2).
 _UNRESOLVED = "could not be resolved"
 _TREE, _LINK, _FILE, _KIND = 0o040000, 0o120000, 0o100000, 0o170000
+# Below this size git sends a file faster than a second reader (for its size) starts:
+# :meth:`Objects.read_blob_from` then simply reads it.
+_WORTH_PROVING = 1 << 20
 # git's own limit on symlinks followed in one lookup (GET_TREE_ENTRY_FOLLOW_SYMLINKS_MAX_LINKS).
 _MAX_LINKS = 40
 
@@ -166,7 +169,9 @@ class Objects(Runner):
             return None  # absent, a directory or a submodule: there is no file of that name
         return self.read_object(found[1])
 
-    def read_blob_from(self, ref: str, path: str, known: bytes) -> bytes | None:
+    def read_blob_from(
+        self, ref: str, path: str, known: bytes, *, worth_from: int = _WORTH_PROVING
+    ) -> bytes | None:
         """:meth:`read_blob`, taken from ``known`` when the blob is ``known`` or its start.
 
         ``known`` is a copy the caller already holds that the blob is likely to begin (the
@@ -174,8 +179,11 @@ class Objects(Runner):
         revision). git's own id of that many leading bytes of ``known`` is compared with the
         blob's id, so what is returned is exactly the blob; only its size is asked of git,
         which then need not inflate and send the whole file (most of `check`'s extra time on
-        a long history). Anything else is read as :meth:`read_blob` reads it.
+        a long history). Anything else, and any ``known`` shorter than ``worth_from`` bytes,
+        is read as :meth:`read_blob` reads it.
         """
+        if len(known) < worth_from:
+            return self.read_blob(ref, path)
         found = self._path_id(ref, path)
         if found is None or found[0] & _KIND != _FILE:
             return None
