@@ -9,7 +9,6 @@ GitPython's ``IndexFile.commit`` does not write; a commit the tool makes never r
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -149,6 +148,8 @@ def merge_file(
 ) -> bytes | None:
     """git's usual three-way text merge of three files, with conflict markers labelled
     ``labels`` (ours, base, theirs); None when git fails. Needs no repository."""
+    import subprocess  # here: the merge driver's resolved steps start no process
+
     try:
         proc = subprocess.run(
             [

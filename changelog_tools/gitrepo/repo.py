@@ -4,7 +4,6 @@ as git names them in a tree."""
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,7 +28,7 @@ class GitRepo(Merging):
 _C_LOCALE = {"LC_ALL": "C", "LANGUAGE": "C"}
 
 
-def open_repo(path: Path | str = ".") -> GitRepo:
+def open_repo(path: Path | str = ".", *, top: bool = False) -> GitRepo:
     """Open the repository containing ``path``.
 
     Found by one plain ``git rev-parse`` process, not GitPython's ``Repo``: the process costs
@@ -40,9 +39,19 @@ def open_repo(path: Path | str = ".") -> GitRepo:
     here (5.2 s with the adapter before GitPython). It also finds the repository exactly as
     git does (``safe.directory``, ``GIT_CEILING_DIRECTORIES``, ``core.worktree``).
     GitPython opens it on first use.
+
+    ``top=True`` says ``path`` is the top of a work tree (git runs a merge driver there): a
+    plain ``.git`` directory in it with an ordinary configuration is then the repository, as
+    ``rev-parse`` would answer, and no process is started; anything else is asked of git.
     """
     scrub_environment()
     where = Path(path).absolute()
+    if top:
+        found = _plain_top(where)
+        if found is not None:
+            return found
+    import subprocess  # here, not at the top: the merge driver's usual path never needs it
+
     try:
         proc = subprocess.run(
             ["git", "rev-parse", "--is-bare-repository", "--absolute-git-dir", "--show-cdup"],
@@ -65,8 +74,32 @@ def open_repo(path: Path | str = ".") -> GitRepo:
     if lines[0] == "true":
         return GitRepo(path=git_dir, git_dir=git_dir)
     # The top as the user's path names it (not symlink-resolved), like the caller's paths.
-    top = Path(os.path.normpath(where / lines[2])) if len(lines) > 2 and lines[2] else where
-    return GitRepo(path=top, git_dir=git_dir)
+    found_top = Path(os.path.normpath(where / lines[2])) if len(lines) > 2 and lines[2] else where
+    return GitRepo(path=found_top, git_dir=git_dir)
+
+
+# Configuration that moves the work tree or makes the repository bare, or includes another file
+# that might: with any of these words in `.git/config`, git is asked.
+_CONFIG_ASKS_GIT = (b"worktree", b"include", b"bare = true", b"bare=true")
+
+
+def _plain_top(where: Path) -> GitRepo | None:
+    """The repository whose work tree's top is ``where``, read from ``where/.git`` (a real
+    directory, not a symlink or a linked worktree's ``.git`` file) when its configuration
+    says nothing that changes where git finds things; None when git must be asked."""
+    git_dir = where / ".git"
+    try:
+        if not os.path.isdir(git_dir) or os.path.islink(git_dir):
+            return None
+        if not os.path.isfile(git_dir / "HEAD"):
+            return None
+        with open(git_dir / "config", "rb") as file:
+            config = file.read().lower()
+    except OSError:
+        return None
+    if any(word in config for word in _CONFIG_ASKS_GIT):
+        return None
+    return GitRepo(path=where, git_dir=git_dir)
 
 
 @contextmanager

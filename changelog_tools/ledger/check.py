@@ -200,8 +200,22 @@ def _run_git(
     if mode == "main" and pr is None and base.sha:
         # Seed 004's mistake (a link to another PR), caught even when the PR check was skipped.
         pr = squash_subject_pr(repo, head_sha=head_sha, base_sha=base.sha)
-    head = repo.read_blob(head_sha, changelog)
-    base_bytes = repo.read_blob(base.sha, changelog) if base.sha else None
+    # The work tree's copy of HEAD's file and the head's file itself are what the two blobs
+    # usually are (or begin): read that way, git only confirms them by id instead of sending
+    # two whole files, which on a long history is most of what git mode adds.
+    worktree = _worktree_bytes(repo.path / changelog) if head_ref == "HEAD" else None
+    head = (
+        repo.read_blob_from(head_sha, changelog, worktree)
+        if worktree is not None
+        else repo.read_blob(head_sha, changelog)
+    )
+    base_bytes = (
+        None
+        if not base.sha
+        else repo.read_blob_from(base.sha, changelog, head)
+        if head is not None
+        else repo.read_blob(base.sha, changelog)
+    )
     if head is None and base_bytes is not None:
         # The change deleted the whole ledger: a failed rule (exit 1), not a wrong path.
         return _deleted_file(base_bytes, changelog, f"{base.ref}{base.how}", mode=mode, pr=pr)
@@ -235,7 +249,7 @@ def _run_git(
     if request.base_ref and base.sha and not repo.is_ancestor(base.sha, head_sha):
         result.report.extend([_base_not_ancestor(repo, request.base_ref, base.sha, head_sha,
                                                  changelog)])  # fmt: skip
-    if head_ref == "HEAD" and _uncommitted(repo.path / changelog, head):
+    if head_ref == "HEAD" and worktree is not None and worktree != head:
         result.report.extend([_uncommitted_warning(changelog, head_sha)])
     return result
 
@@ -399,9 +413,10 @@ def _config_at_base(
     ]
 
 
-def _uncommitted(path: Path, committed: bytes) -> bool:
-    """Whether the working-tree file at ``path`` differs from its ``committed`` bytes."""
+def _worktree_bytes(path: Path) -> bytes | None:
+    """The working-tree file at ``path``; None when it cannot be read (deleted, or not a file:
+    git status tells the rest)."""
     try:
-        return path.read_bytes() != committed
-    except OSError:  # deleted, or not a file: git status tells the rest
-        return False
+        return path.read_bytes()
+    except OSError:
+        return None

@@ -58,7 +58,8 @@ def run(argv: list[str]) -> int | None:
             given=None,
             marker_size=marker_size,
             environ=dict(os.environ),
-            open_repo=lambda: open_repo(Path.cwd()),
+            # git runs drivers at the top of the work tree: no process is needed to find it.
+            open_repo=lambda: open_repo(Path.cwd(), top=True),
             log=log,
         )
     except KeyboardInterrupt:

@@ -56,7 +56,9 @@ def verify(
 ) -> tuple[dx.Diagnostic, ...]:
     """Every finding of `check` on ``base`` -> ``head`` (config keys not cross-checked);
     ``pr`` is the pull request's number in pull-request mode (and main mode may name one)."""
-    from changelog_tools.ledger.check import check_change
+    # The rules themselves, not the `check` command's module (its git and event modes): the
+    # merge driver verifies every result and loads no more than it needs.
+    from changelog_tools.ledger.checkrules import check_change
 
     result = check_change(
         base=base, head=head, config=config, mode=mode, pr=pr, path=path, base_label=base_label

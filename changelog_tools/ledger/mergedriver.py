@@ -8,7 +8,6 @@ says why, or refuses; it never guesses.
 
 from __future__ import annotations
 
-import shlex
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -444,6 +443,8 @@ def driver_command(executable: str | None = None, *, package_main: str | None = 
     that looks untouched. (git substitutes %O %A %B %L %P, the path shell-quoted, and runs it
     with sh.)
     """
+    import shlex  # only when installing: the driver itself never quotes
+
     python = shlex.quote(executable or sys.executable)
     main = shlex.quote(package_main or str(Path(__file__).resolve().parent.parent / "__main__.py"))
     message = shlex.quote(gone_message(executable or sys.executable))

@@ -235,3 +235,50 @@ def test_tree_entries_list_every_blob_as_git_ls_tree_with_symlinks_by_mode(links
     assert sorted(entries) == sorted(listed)
     assert entries["same"].is_symlink and not entries["top.txt"].is_symlink
     assert entries["top.txt"].sha == git(links, "rev-parse", "HEAD:top.txt")
+
+
+def test_read_blob_from_a_known_copy_is_exactly_the_blob(tmp_path: Path) -> None:
+    # Whatever copy the caller offers, the answer is the committed blob's bytes: taken from
+    # the copy only when git's id of those bytes is the blob's id (worth_from=0: even for
+    # files this small).
+    git(tmp_path, "init", "-q", "-b", "main")
+    base = b"- one\n\n- two\n"
+    head = base + b"\n- three\n"
+    first = commit_files(tmp_path, {"log.yaml": base.decode(), "other": "x\n"}, "one")
+    second = commit_files(tmp_path, {"log.yaml": head.decode()}, "two")
+    repo = open_repo(tmp_path)
+
+    def read(rev: str, known: bytes, path: str = "log.yaml") -> bytes | None:
+        return repo.read_blob_from(rev, path, known, worth_from=0)
+
+    assert read(second, head) == head
+    assert read(first, head) == base  # the start of the later version
+    assert read(second, head + b"\n- four\n") == head  # a work tree with more in it
+    # Same length as the blob but other bytes; shorter than the blob; empty: git's bytes.
+    assert read(first, b"- ONE\n\n- TWO\n") == base
+    assert read(second, base) == head
+    assert read(second, b"") == head
+    assert read(second, head, "other") == b"x\n"
+    assert read(second, head, "missing") is None
+    assert read(second, head, ".") is None  # a directory is no file
+    with pytest.raises(GitError, match="unknown git revision 'nope'"):
+        read("nope", head)
+    for rev in (first, second):  # every answer is what git itself says
+        said = subprocess.run(
+            ["git", "cat-file", "blob", f"{rev}:log.yaml"], cwd=tmp_path, capture_output=True
+        )
+        assert read(rev, head) == said.stdout
+
+
+def test_read_blob_from_proves_a_large_copy_and_reads_a_small_one_as_is(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    base = b"".join(b"- entry %d\n\n" % i for i in range(120_000))  # over 1 MiB
+    first = commit_files(tmp_path, {"log.yaml": base.decode()}, "one")
+    head = base + b"- the new one\n"
+    second = commit_files(tmp_path, {"log.yaml": head.decode()}, "two")
+    repo = open_repo(tmp_path)
+    assert len(base) > 1 << 20
+    assert repo.read_blob_from(second, "log.yaml", head) == head
+    assert repo.read_blob_from(first, "log.yaml", head) == base
+    assert repo.read_blob_from(first, "log.yaml", b"x" + head[1:]) == base  # not its start
+    assert repo.read_blob_from(second, "log.yaml", b"small") == head

@@ -67,3 +67,33 @@ def test_a_path_outside_the_repository_is_a_usage_error(repo: Path, tmp_path: Pa
     proc = run_cli("check", "--changelog-file", str(outside), cwd=repo)
     assert proc.returncode == 2
     assert f"{outside} is outside the repository" in proc.stderr
+
+
+def test_open_repo_at_the_top_answers_as_git_does_and_asks_git_when_unsure(
+    tmp_path: Path,
+) -> None:
+    # top=True reads a plain `.git` directory itself; the answer must be rev-parse's, and
+    # anything unusual (a linked worktree, core.worktree, a bare flag, no repository at all)
+    # goes to git, which gives the same answers and messages as without the hint.
+    path = tmp_path / "top"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    commit_files(path, {"f": "f\n"}, "base")
+    asked, read = gitrepo.open_repo(path), gitrepo.open_repo(path, top=True)
+    assert (read.path, read.git_dir) == (asked.path, asked.git_dir) == (path, path / ".git")
+    assert read.read_blob("HEAD", "f") == b"f\n"
+    worktree = tmp_path / "wt"
+    git(path, "worktree", "add", "-q", "-b", "side", str(worktree))
+    side = gitrepo.open_repo(worktree, top=True)
+    assert side.path == worktree and side.git_dir == path / ".git/worktrees/wt"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    git(path, "config", "core.worktree", str(elsewhere))
+    moved = gitrepo.open_repo(path, top=True)
+    assert (moved.path, moved.git_dir) == (elsewhere, path / ".git")
+    git(path, "config", "--unset", "core.worktree")
+    git(path, "config", "core.bare", "true")
+    bare = gitrepo.open_repo(path, top=True)
+    assert bare.path == bare.git_dir == path / ".git"
+    with pytest.raises(UsageError, match="not inside a git repository"):
+        gitrepo.open_repo(tmp_path / "missing", top=True)

@@ -839,3 +839,42 @@ def test_the_shared_entries_end_where_both_sides_start_the_same_entry(a, b, expe
     if cut:
         assert a[cut:].startswith(b"- config-keys:") and b[cut:].startswith(b"- config-keys:")
         assert a[cut - 1 : cut] == b"\n"
+
+
+def test_a_rebase_step_resolves_without_starting_a_process_or_loading_git_libraries(
+    tmp_path: Path,
+) -> None:
+    # git runs the driver at the top of the work tree during a real rebase: the repository is
+    # read from .git (no `git rev-parse`), the rebase markers decide the sides, and the step
+    # loads neither subprocess nor GitPython nor click.
+    import json
+    import shlex
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit_files(repo, {CHANGELOG: BASE, ".changelog-tools.yaml": CONFIG}, "base")
+    git(repo, "checkout", "-q", "-b", "pr")
+    commit_files(repo, {CHANGELOG: ledger(BASE, PR_1)}, "pr")
+    git(repo, "checkout", "-q", "main")
+    commit_files(repo, {CHANGELOG: ledger(BASE, MAIN_1)}, "main")
+    git(repo, "checkout", "-q", "pr")
+    probe, out = tmp_path / "probe.py", tmp_path / "probe.json"
+    probe.write_text(
+        DRIVER_PROBE.replace(
+            '"click": "click" in sys.modules',
+            '"modules": sorted(m for m in sys.modules if m.split(".")[0] in '
+            '("subprocess", "git", "gitdb", "click"))',
+        )
+    )
+    (repo / ".git" / "info" / "attributes").write_text(f"/{CHANGELOG} merge=probe\n")
+    command = " ".join(shlex.quote(p) for p in (sys.executable, str(probe), str(out)))
+    git(repo, "config", "merge.probe.driver",
+        f"{command} merge-driver --marker-size %L %O %A %B %P")  # fmt: skip
+    done = run_git(repo, "rebase", "main")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    assert result["code"] == 0
+    assert result["modules"] == []
+    assert "resolved (rebase: the PR is theirs" in done.stderr
+    assert (repo / CHANGELOG).read_bytes() == ledger(BASE, MAIN_1, PR_1)
