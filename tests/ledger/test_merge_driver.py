@@ -779,11 +779,8 @@ with open(out, "w", encoding="utf-8") as handle:
 """
 
 
-def test_git_s_command_line_resolves_without_loading_click_and_help_still_works(
-    tmp_path: Path,
-) -> None:
-    import json
-
+def _pr_behind_main(tmp_path: Path) -> Path:
+    """A repository whose branch `pr` (checked out) appended PR_1 while main appended MAIN_1."""
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
@@ -793,6 +790,15 @@ def test_git_s_command_line_resolves_without_loading_click_and_help_still_works(
     git(repo, "checkout", "-q", "main")
     commit_files(repo, {CHANGELOG: ledger(BASE, MAIN_1)}, "main")
     git(repo, "checkout", "-q", "pr")
+    return repo
+
+
+def test_git_s_command_line_resolves_without_loading_click_and_help_still_works(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    repo = _pr_behind_main(tmp_path)
     (tmp_path / "o").write_bytes(BASE)
     (tmp_path / "b").write_bytes(ledger(BASE, MAIN_1))
     probe = tmp_path / "probe.json"
@@ -850,15 +856,7 @@ def test_a_rebase_step_resolves_without_starting_a_process_or_loading_git_librar
     import json
     import shlex
 
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    commit_files(repo, {CHANGELOG: BASE, ".changelog-tools.yaml": CONFIG}, "base")
-    git(repo, "checkout", "-q", "-b", "pr")
-    commit_files(repo, {CHANGELOG: ledger(BASE, PR_1)}, "pr")
-    git(repo, "checkout", "-q", "main")
-    commit_files(repo, {CHANGELOG: ledger(BASE, MAIN_1)}, "main")
-    git(repo, "checkout", "-q", "pr")
+    repo = _pr_behind_main(tmp_path)
     probe, out = tmp_path / "probe.py", tmp_path / "probe.json"
     probe.write_text(
         DRIVER_PROBE.replace(
