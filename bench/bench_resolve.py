@@ -188,8 +188,9 @@ def _interleaved(
     restore: Callable[[], None],
     check: Callable[[str], None],
     repeat: int,
-) -> dict[str, float]:
-    """Median CPU seconds of each case, run in turn (so load on the machine hits all alike)."""
+) -> dict[str, list[float]]:
+    """CPU seconds of each case by round, the cases run in turn in every round (so load on the
+    machine hits all alike and ratios can be taken round by round)."""
     cpus: dict[str, list[float]] = {label: [] for label in cases}
     for i in range(repeat + 1):
         for label, (args, env) in cases.items():
@@ -203,7 +204,7 @@ def _interleaved(
             check(label)
             if i:  # the first round warms the page cache and .pyc files
                 cpus[label].append(cpu)
-    return {label: statistics.median(values) for label, values in cpus.items()}
+    return cpus
 
 
 def versus_reference(
@@ -289,14 +290,18 @@ def versus_reference(
         repeat=repeat,
     )
     print(f"side by side with the reference ({directory}, run by {python}), real file, CPU:")
+    median = statistics.median
     for results in (canon, res):
         (ours_label, ours), (ref_label, ref), *earlier = results.items()
-        print(f"  {ours_label:<40} {ours:.3f} s")
-        print(f"  {ref_label:<40} {ref:.3f} s")
-        print(f"  ratio ours / reference: {ours / ref:.3f}  (target: at or under 0.15)")
-        for label, cpu in earlier:
-            print(f"  {label:<40} {cpu:.3f} s, ratio to the reference {cpu / ref:.3f}; "
-                  f"ours / before: {ours / cpu:.3f}")  # fmt: skip
+        print(f"  {ours_label:<40} {median(ours):.3f} s")
+        print(f"  {ref_label:<40} {median(ref):.3f} s")
+        print(f"  ratio ours / reference: {median(ours) / median(ref):.3f}  "
+              "(target: at or under 0.15)")  # fmt: skip
+        for label, cpus in earlier:
+            paired = median(o / b for o, b in zip(ours, cpus, strict=True))
+            print(f"  {label:<40} {median(cpus):.3f} s, ratio to the reference "
+                  f"{median(cpus) / median(ref):.3f}; ours / before, round by round: "
+                  f"{paired:.3f}")  # fmt: skip
 
 
 def main() -> None:
