@@ -28,6 +28,10 @@ against the merge-base (ours in git mode, writing the file), and `resolve` durin
 which reads the same index stages). The file is restored before every run (not timed). The
 reference needs InferenceX's `utils` (for `matrix_logic`) on its path, taken from the fixture.
 When the reference or its interpreter is missing, the comparison is skipped with the reason.
+With ``--before PY`` the tool run as ``PY -m changelog_tools`` (another checkout's clean
+interpreter: the code before a change) joins both comparisons as a third case, interleaved
+with the other two, so before and after are paired run by run as well as each with the
+reference.
 """
 
 from __future__ import annotations
@@ -184,8 +188,9 @@ def _interleaved(
     restore: Callable[[], None],
     check: Callable[[str], None],
     repeat: int,
-) -> dict[str, float]:
-    """Median CPU seconds of each case, run in turn (so load on the machine hits all alike)."""
+) -> dict[str, list[float]]:
+    """CPU seconds of each case by round, the cases run in turn in every round (so load on the
+    machine hits all alike and ratios can be taken round by round)."""
     cpus: dict[str, list[float]] = {label: [] for label in cases}
     for i in range(repeat + 1):
         for label, (args, env) in cases.items():
@@ -199,11 +204,17 @@ def _interleaved(
             check(label)
             if i:  # the first round warms the page cache and .pyc files
                 cpus[label].append(cpu)
-    return {label: statistics.median(values) for label, values in cpus.items()}
+    return cpus
 
 
 def versus_reference(
-    tool: list[str], real: bytes, repeat: int, work: Path, directory: Path, python: str
+    tool: list[str],
+    real: bytes,
+    repeat: int,
+    work: Path,
+    directory: Path,
+    python: str,
+    before: list[str] | None = None,
 ) -> None:
     """Ours and the reference on the same git repositories, on the real file."""
     problem = _reference_problem(directory, python)
@@ -230,14 +241,20 @@ def versus_reference(
 
         return check
 
+    canon_cases = {
+        "canonicalize (ours, git mode)": ([*tool, "canonicalize", "--pr", "2999"], ours_env),
+        "canonicalize (reference)": (
+            [python, script, "canonicalize", "--base-ref", merge_base, "--pr-number", "2999"],
+            ref_env,
+        ),
+    }
+    if before:
+        canon_cases["canonicalize (--before, git mode)"] = (
+            [*before, "canonicalize", "--pr", "2999"],
+            ours_env,
+        )
     canon = _interleaved(
-        {
-            "canonicalize (ours, git mode)": ([*tool, "canonicalize", "--pr", "2999"], ours_env),
-            "canonicalize (reference)": (
-                [python, script, "canonicalize", "--base-ref", merge_base, "--pr-number", "2999"],
-                ref_env,
-            ),
-        },
+        canon_cases,
         cwd=repo,
         restore=lambda: target.write_bytes(pr_side),
         check=expect(canonical),
@@ -250,28 +267,41 @@ def versus_reference(
         sys.exit(f"expected a conflicted merge: {(merge.stdout + merge.stderr).decode()}")
     target = repo / CHANGELOG
     conflicted = target.read_bytes()
+    resolve_cases = {
+        "resolve (ours, index mode)": (
+            [*tool, "resolve", "--pr", "2999", "--pr-side", "ours"],
+            ours_env,
+        ),
+        "resolve (reference resolve-conflict)": (
+            [python, script, "resolve-conflict", "--pr-number", "2999"],
+            ref_env,
+        ),
+    }
+    if before:
+        resolve_cases["resolve (--before, index mode)"] = (
+            [*before, "resolve", "--pr", "2999", "--pr-side", "ours"],
+            ours_env,
+        )
     res = _interleaved(
-        {
-            "resolve (ours, index mode)": (
-                [*tool, "resolve", "--pr", "2999", "--pr-side", "ours"],
-                ours_env,
-            ),
-            "resolve (reference resolve-conflict)": (
-                [python, script, "resolve-conflict", "--pr-number", "2999"],
-                ref_env,
-            ),
-        },
+        resolve_cases,
         cwd=repo,
         restore=lambda: target.write_bytes(conflicted),
         check=expect(resolved),
         repeat=repeat,
     )
     print(f"side by side with the reference ({directory}, run by {python}), real file, CPU:")
+    median = statistics.median
     for results in (canon, res):
-        (ours_label, ours), (ref_label, ref) = results.items()
-        print(f"  {ours_label:<40} {ours:.3f} s")
-        print(f"  {ref_label:<40} {ref:.3f} s")
-        print(f"  ratio ours / reference: {ours / ref:.3f}  (target: at or under 0.15)")
+        (ours_label, ours), (ref_label, ref), *earlier = results.items()
+        print(f"  {ours_label:<40} {median(ours):.3f} s")
+        print(f"  {ref_label:<40} {median(ref):.3f} s")
+        print(f"  ratio ours / reference: {median(ours) / median(ref):.3f}  "
+              "(target: at or under 0.15)")  # fmt: skip
+        for label, cpus in earlier:
+            paired = median(o / b for o, b in zip(ours, cpus, strict=True))
+            print(f"  {label:<40} {median(cpus):.3f} s, ratio to the reference "
+                  f"{median(cpus) / median(ref):.3f}; ours / before, round by round: "
+                  f"{paired:.3f}")  # fmt: skip
 
 
 def main() -> None:
@@ -291,6 +321,12 @@ def main() -> None:
         choices=["scaling", "reference"],
         help="run only the history-scaling cases or only the comparison with the reference",
     )
+    parser.add_argument(
+        "--before",
+        metavar="PY",
+        help="also run PY -m changelog_tools (the code before a change) in the comparison "
+        "with the reference, interleaved with ours and the reference's runs",
+    )
     args = parser.parse_args()
     real = _history()
     with tempfile.TemporaryDirectory() as tmp:
@@ -305,7 +341,10 @@ def main() -> None:
         if args.only != "reference":
             scaling(tool, real, args.repeat, work)
         if args.only != "scaling":
-            versus_reference(tool, real, args.repeat, work, args.reference, args.reference_python)
+            before = [args.before, "-m", "changelog_tools"] if args.before else None
+            versus_reference(
+                tool, real, args.repeat, work, args.reference, args.reference_python, before
+            )
 
 
 if __name__ == "__main__":

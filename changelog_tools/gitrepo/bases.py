@@ -8,9 +8,9 @@ from changelog_tools.gitrepo.repo import GitRepo
 
 def main_ref(repo: GitRepo, main_branch: str, remote: str) -> str:
     """The best local name of the main branch: the remote-tracking ref when present."""
-    for candidate in (f"refs/remotes/{remote}/{main_branch}", f"refs/heads/{main_branch}"):
-        if repo.try_rev_parse(candidate):
-            return candidate
+    found = repo.first_commit((f"refs/remotes/{remote}/{main_branch}", f"refs/heads/{main_branch}"))
+    if found is not None:
+        return found
     raise GitError(
         f"neither {remote}/{main_branch} nor {main_branch} exists in {repo.path}; "
         f"fetch it (git fetch {remote} {main_branch}) or pass --base-ref"

@@ -80,7 +80,8 @@ class History(Objects):
         commit objects through a second persistent ``cat-file --batch-check`` process, a
         process more per `check` for a name the caller only wants as text.
         """
-        status, out, err = self._run(("merge-base", a, b))
+        args = ("merge-base", a, b)
+        status, out, err = self._run(args) if self._gitpython_loaded else self._run_plain(args)
         found = _text(out).strip()
         if status == 1 and not found and not _one_line(err):
             raise GitError(f"{a} and {b} have no common ancestor")

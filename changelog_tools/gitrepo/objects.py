@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from changelog_tools.errors import GitError, UsageError
-from changelog_tools.gitrepo.runner import Runner, _ascii, _failures, _text
+from changelog_tools.gitrepo.runner import Runner, _ascii, _failures, _one_line, _text
 
 # GitPython's ValueError for a name git answered "missing" or "ambiguous" to (3.1.41 to 3.2).
 _UNRESOLVED = "could not be resolved"
@@ -168,6 +168,51 @@ class Objects(Runner):
         if found is None or found[0] & _KIND != _FILE:
             return None  # absent, a directory or a submodule: there is no file of that name
         return self.read_object(found[1])
+
+    def first_commit(self, names: tuple[str, ...]) -> str | None:
+        """The first of ``names`` that names a commit; None when none does.
+
+        Asked of one ``git cat-file --batch-check`` process while GitPython is not loaded
+        (see :meth:`_run_plain`), else of its reader, one name after the other.
+        """
+        if self._gitpython_loaded or any("\n" in name for name in names):
+            return next((name for name in names if self.try_rev_parse(name)), None)
+        lines = "".join(f"{name}^{{commit}}\n" for name in names)
+        status, out, err = self._run_plain(("cat-file", "--batch-check"), lines.encode())
+        if status != 0:
+            raise GitError(f"git cat-file --batch-check failed: {_one_line(err) or status}")
+        answers = out.split(b"\n")
+        for name, answer in zip(names, answers, strict=False):
+            fields = answer.split(b" ")
+            if len(fields) == 3 and fields[1] == b"commit":
+                return name
+        return None
+
+    def read_blob_once(self, ref: str, path: str) -> bytes | None:
+        """:meth:`read_blob`, from one ``git cat-file --batch --follow-symlinks`` process while
+        GitPython is not loaded (see :meth:`_run_plain`): for a command that reads one file
+        from git. git follows the symlinks on the way as :meth:`read_blob` does; a path that
+        is absent, leaves the tree, dangles, loops or is no file reads as None."""
+        if self._gitpython_loaded or "\n" in ref or "\n" in path:
+            return self.read_blob(ref, path)
+        request = f"{ref}^{{commit}}\n{ref}:{path}\n".encode("utf-8", "surrogateescape")
+        status, out, err = self._run_plain(("cat-file", "--batch", "--follow-symlinks"), request)
+        if status != 0:
+            raise GitError(f"git cat-file --batch failed: {_one_line(err) or status}")
+        end = out.find(b"\n")
+        fields = out[:end].split(b" ")
+        if len(fields) != 3 or fields[1] != b"commit":
+            raise GitError(f"unknown git revision {ref!r}")
+        start = end + 1 + int(fields[2]) + 1  # the commit's bytes and their newline
+        end = out.find(b"\n", start)
+        fields = out[start:end].split(b" ")
+        if len(fields) != 3 or fields[1] != b"blob":
+            return None
+        size = int(fields[2])
+        data = out[end + 1 : end + 1 + size]
+        if len(data) != size:
+            raise GitError(f"git cat-file --batch sent {len(data)} of {size} bytes of {path}")
+        return data
 
     def read_blob_from(
         self, ref: str, path: str, known: bytes, *, worth_from: int = _WORTH_PROVING

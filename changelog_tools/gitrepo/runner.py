@@ -145,6 +145,34 @@ class Runner:
                 env=env,
             )
 
+    def _run_plain(self, args: tuple[str, ...], stdin: bytes = b"") -> tuple[int, bytes, str]:
+        """``git ARGS`` as one plain process fed ``stdin``, GitPython not loaded: a command that
+        asks git two or three questions and nothing else would pay more for importing GitPython
+        (which runs ``git version`` twice as it loads) than for the questions themselves.
+        Answers as :meth:`_run` does: exit status, stdout, stderr without its last newline."""
+        import subprocess
+
+        try:
+            proc = subprocess.run(
+                ["git", *args],
+                cwd=self.path,
+                env={**os.environ, **self._env},
+                input=stdin,
+                capture_output=True,
+                check=False,
+            )
+        except FileNotFoundError:
+            if _no_git():
+                raise GitError("git is not installed (no `git` on PATH)") from None
+            raise GitError(f"git {' '.join(args)} failed: {self.path} is missing") from None
+        except OSError as exc:
+            raise GitError(f"git {' '.join(args)} failed: {_one_line(str(exc))}") from None
+        return proc.returncode, proc.stdout, _text(proc.stderr).removesuffix("\n")
+
+    @property
+    def _gitpython_loaded(self) -> bool:
+        return self._handle is not None
+
     def git(self, *args: str, strip: bool = True, env: Mapping[str, str] | None = None) -> str:
         """Run ``git ARGS`` in this repository and return stdout; raise GitError on failure.
 

@@ -367,7 +367,7 @@ def _canonicalize_file(
         ref = base_ref or default_base(
             repo, head="HEAD", main_branch=config.main_branch, remote=config.remote
         )
-        base = repo.read_blob(ref, relative)
+        base = repo.read_blob_once(ref, relative)
         label = f"{relative}@{ref[:12] if base_ref is None else ref}"
     result = canonicalize(
         base,

@@ -129,6 +129,64 @@ def test_read_blob_reads_names_git_can_hold_and_refuses_unknown_revisions(
         repo.read_object("0" * 40)
 
 
+@pytest.mark.parametrize("path", LOOKUPS)
+def test_read_blob_once_reads_what_read_blob_reads_without_gitpython(
+    links: Path, path: str
+) -> None:
+    once = gitrepo.open_repo(links)
+    assert once.read_blob_once("HEAD", path) == gitrepo.open_repo(links).read_blob("HEAD", path)
+    assert once._handle is None  # one plain process: GitPython was never opened
+
+
+def test_read_blob_once_reads_names_git_can_hold_and_refuses_unknown_revisions(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "names"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    (path / "sp ace.txt").write_bytes(b"space\n")
+    (path / "überall").mkdir()
+    (path / "überall/ä.sh").write_bytes(b"umlaut\n")
+    (path / "empty").write_bytes(b"")
+    fd = os.open(os.fsencode(path) + b"/latin\xff.txt", os.O_CREAT | os.O_WRONLY)
+    os.write(fd, b"latin-1\n")
+    os.close(fd)
+    first = commit_with_submodule(path, "1" * 40)
+    (path / "sp ace.txt").write_bytes(b"changed\n")
+    commit_files(path, {}, "two")
+    repo = gitrepo.open_repo(path)
+    assert repo.read_blob_once("HEAD", "sp ace.txt") == b"changed\n"
+    assert repo.read_blob_once(first, "sp ace.txt") == b"space\n"
+    assert repo.read_blob_once("HEAD~1", "überall/ä.sh") == b"umlaut\n"
+    assert repo.read_blob_once("HEAD", os.fsdecode(b"latin\xff.txt")) == b"latin-1\n"
+    assert repo.read_blob_once("HEAD", "empty") == b""
+    assert repo.read_blob_once("HEAD", "sub") is None  # a submodule is not a file
+    assert repo.read_blob_once("HEAD", "sub/x") is None
+    for bad in ("no-such-branch", "HEAD^{tree}", "HEAD\nHEAD"):
+        assert repo._handle is None  # the plain process, until a name with a line break
+        with pytest.raises(GitError, match="unknown git revision"):
+            repo.read_blob_once(bad, "sp ace.txt")
+
+
+def test_first_commit_is_the_first_name_of_a_commit(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    sha = commit_files(tmp_path, {"a": "a\n"}, "one")
+    git(tmp_path, "tag", "-a", "-m", "t", "annotated")
+    tree = git(tmp_path, "rev-parse", "HEAD^{tree}")
+    repo = open_repo(tmp_path)
+    names = ("refs/remotes/origin/main", "refs/heads/main", "HEAD")
+    assert repo.first_commit(names) == "refs/heads/main"
+    assert repo.first_commit(("nope", tree, "annotated", "HEAD")) == "annotated"
+    assert repo.first_commit(("nope", tree, "a b")) is None
+    assert repo.first_commit(()) is None
+    assert repo._handle is None  # one plain process each: GitPython was never opened
+    assert repo.first_commit(("HEAD\nx", "main")) == "main"  # such a name: GitPython's reader
+    loaded = open_repo(tmp_path)
+    assert loaded.rev_parse("HEAD") == sha  # GitPython's reader now answers
+    assert loaded.first_commit(names) == "refs/heads/main"
+    assert loaded.first_commit(("nope", tree)) is None
+
+
 def test_names_resolve_as_git_rev_parse_resolves_them(tmp_path: Path) -> None:
     path = tmp_path / "names"
     path.mkdir()

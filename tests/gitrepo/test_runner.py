@@ -110,7 +110,10 @@ def test_without_git_every_question_is_one_git_error(tmp_path: Path) -> None:
         "from changelog_tools.errors import GitError\n"
         "from changelog_tools.gitrepo import GitRepo, open_repo\n"
         "for ask in (lambda: open_repo('.'),\n"
-        "            lambda: GitRepo(path=Path('.'), git_dir=Path('.git')).rev_parse('HEAD')):\n"
+        "            lambda: GitRepo(path=Path('.'), git_dir=Path('.git')).rev_parse('HEAD'),\n"
+        "            lambda: GitRepo(path=Path('.'), git_dir=Path('.git')).merge_base('a', 'b'),\n"
+        "            lambda: GitRepo(path=Path('.'), git_dir=Path('.git')).first_commit(('a',)),\n"
+        "            lambda: GitRepo(path=Path('.'), git_dir=Path('.git')).read_blob_once('a', 'f')):\n"
         "    try:\n"
         "        ask()\n"
         "    except GitError as exc:\n"
@@ -120,7 +123,7 @@ def test_without_git_every_question_is_one_git_error(tmp_path: Path) -> None:
     empty.mkdir()
     proc = run_python(code, path, {**os.environ, "PATH": str(empty)})
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == ["git is not installed (no `git` on PATH)"] * 2
+    assert proc.stdout.splitlines() == ["git is not installed (no `git` on PATH)"] * 5
 
 
 def test_a_failing_git_command_is_one_line_even_when_git_prints_nothing(repo: Path) -> None:
@@ -128,6 +131,11 @@ def test_a_failing_git_command_is_one_line_even_when_git_prints_nothing(repo: Pa
 
     git(repo, "checkout", "-q", "--orphan", "unrelated")
     commit_files(repo, {"x": "y\n"}, "unrelated root")
+    plain = gitrepo.open_repo(repo)  # GitPython not loaded: a plain git process answers
+    with pytest.raises(GitError) as caught:
+        plain.merge_base("unrelated", "main")
+    assert caught.value.message == "unrelated and main have no common ancestor"
+    assert plain._handle is None
     handle = gitrepo.open_repo(repo)
     with pytest.raises(GitError) as caught:
         handle.git("merge-base", "unrelated", "main")  # exits 1 and says nothing
