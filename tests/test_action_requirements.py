@@ -17,6 +17,8 @@ import tomllib
 from importlib import metadata
 from pathlib import Path
 
+from packaging.requirements import Requirement
+
 from changelog_tools.cli import COMMANDS
 from changelog_tools.yamlload import load
 from tests.test_house_rules import Module, imports, load_package
@@ -69,7 +71,10 @@ def top_level_modules(distribution: str) -> set[str]:
         seen.add(name)
         modules |= provided.get(name, set())
         for requirement in metadata.requires(name) or []:
-            if "extra ==" not in requirement:
+            # Only what this interpreter installs: an old release's requirement for an older
+            # Python (``importlib-metadata; python_version < "3.8"``) is not there to provide.
+            marker = Requirement(requirement).marker
+            if marker is None or marker.evaluate({"extra": ""}):
                 todo.append(_name(requirement))
     return modules
 
