@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import json
 import os
 import platform
@@ -107,6 +108,7 @@ def _copy_action(source: Path, target: Path) -> Path:
     return target
 
 
+@functools.cache
 def _pip_find_links() -> str | None:
     done = subprocess.run(
         [sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True, check=False
@@ -251,12 +253,15 @@ class Job:
         def venv_kib() -> int:
             return _site_kib(runner_temp / "changelog-tools-venv")
 
+        # The job's environment is the runner's, there before the job starts: building it here
+        # asks pip for its configuration (a Python start), which no runner step does.
+        env = self.env(temp, uv_bin)
         started = time.perf_counter()
         result = run_step(
             step,
             cwd=self.repo,
             context={},
-            env=self.env(temp, uv_bin),
+            env=env,
             install=True,
             runner_temp=runner_temp,
             action_path=self.action,
