@@ -1,4 +1,4 @@
-"""One diagnostic type, the registry of stable codes, and the three renderers.
+"""One diagnostic type, the registry of stable codes, and a report of findings.
 
 Every rule the tool enforces has a code here. Codes never change meaning once released, so CI
 logs, docs and suppressions can refer to them.
@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any
 
 
 class Severity(StrEnum):
@@ -446,19 +446,6 @@ def record_json(
     return out
 
 
-class Renderer(Protocol):
-    def __call__(self, report: Report) -> str: ...
-
-
-def _location(d: Diagnostic) -> str:
-    loc = d.path
-    if d.line is not None:
-        loc += f":{d.line}"
-        if d.column is not None:
-            loc += f":{d.column}"
-    return loc
-
-
 # A line that starts with `::`, after blanks: the runner splits its log at CR as well as LF
 # (.NET ReadLine), so a CR starts a line too.
 _COMMAND_LINE = re.compile(r"(^|[\r\n])([^\S\r\n]*)::")
@@ -496,109 +483,3 @@ def visible(text: str) -> str:
     if _CONTROL_CHARS.search(text) is None:
         return text
     return _CONTROL_CHARS.sub(_shown_control, text)
-
-
-# Marks a consequence in text and GitHub output, where JSON has `"consequence": true`: without
-# it the summary's count would look one short of the errors listed. After the message, so a
-# line still starts `CODE message` for whoever searches logs for it.
-CONSEQUENCE_TAG = " (consequence, not counted)"
-
-
-def _shown_message(d: Diagnostic) -> str:
-    return d.message + (CONSEQUENCE_TAG if d.consequence else "")
-
-
-def render_text(report: Report) -> str:
-    lines: list[str] = []
-    for d in report.sorted():
-        tag = "" if d.severity is Severity.ERROR else "warning "
-        lines.append(f"{_location(d)}: {d.code} {tag}{_shown_message(d)}")
-        if d.hint:
-            lines.extend(f"    hint: {h}" for h in d.hint.splitlines())
-    lines.extend(report.hidden_lines())
-    lines.append(report.summary())
-    return no_commands(visible("\n".join(lines) + "\n"))
-
-
-def json_text(doc: Mapping[str, Any]) -> str:
-    """``doc`` as the tool prints JSON (see :mod:`changelog_tools.jsontext`)."""
-    # json is imported with jsontext, only here: text and GitHub output are the common case.
-    from changelog_tools.jsontext import json_text as text
-
-    return text(doc)
-
-
-def render_json(report: Report) -> str:
-    doc: dict[str, Any] = {
-        "command": report.command,
-        "ok": report.ok,
-        "summary": {
-            "errors": report.error_count(),
-            "warnings": report.warning_count(),
-            "text": report.summary(),
-        },
-        "diagnostics": [d.as_json() for d in report.sorted()],
-    }
-    if report.hidden:
-        # Counts of the findings past the per-code cap, which `diagnostics` does not list.
-        doc["hidden"] = {
-            code: {"errors": e, "warnings": w} for code, (e, w) in sorted(report.hidden.items())
-        }
-    doc.update(report.data)
-    return json_text(doc)
-
-
-def escape_data(value: str) -> str:
-    """GitHub's workflow-command escaping of a command's message part: %, CR and LF."""
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(value: str) -> str:
-    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
-
-
-def _from_repository_root(path: str) -> str:
-    """``path`` as GitHub places an annotation: relative to the repository's top directory.
-
-    A report names files as the user gave them (``../configs/a.yaml`` from a subdirectory); an
-    annotation with such a path is attached to no file. Paths that name no file (``<stdin>``)
-    and files outside any repository are left as they are.
-    """
-    import os
-    from pathlib import Path
-
-    here = Path(os.getcwd())
-    target = Path(path) if os.path.isabs(path) else here / path
-    if not target.exists():
-        return path
-    target = target.resolve()
-    for top in (target.parent, *target.parent.parents):
-        if (top / ".git").exists():
-            return target.relative_to(top).as_posix()
-    return path
-
-
-def render_github(report: Report) -> str:
-    lines: list[str] = []
-    for d in report.sorted():
-        props = [f"file={_escape_property(_from_repository_root(d.path))}"]
-        if d.line is not None:
-            props.append(f"line={d.line}")
-        if d.column is not None:
-            props.append(f"col={d.column}")
-        props.append(f"title={_escape_property(d.code)}")
-        message = _shown_message(d) + (f"\n{d.hint}" if d.hint else "")
-        lines.append(f"::{d.severity.value} {','.join(props)}::{escape_data(message)}")
-    lines.extend(report.hidden_lines())
-    lines.append(report.summary())
-    # After the workflow-command escaping (which turns CR and LF into %0D/%0A): what is left
-    # of a control character is shown, not obeyed, by the runner's log viewer.
-    return visible("\n".join(lines) + "\n")
-
-
-RENDERERS: Mapping[str, Renderer] = {
-    "text": render_text,
-    "json": render_json,
-    "github": render_github,
-}
-FORMATS = tuple(RENDERERS)

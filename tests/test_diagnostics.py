@@ -37,6 +37,7 @@ def test_findings_past_the_cap_are_counted_not_printed(tmp_path: Path) -> None:
 
 def test_a_consequence_is_never_cut_by_the_cap_nor_counted_as_hidden() -> None:
     from changelog_tools import diagnostics as dx
+    from changelog_tools import reportrender
 
     report = dx.Report(command="demo", per_code=1)
     cause = dx.error(dx.ENTRY_CHANGED, "changed", "log.yaml", 3)
@@ -45,6 +46,6 @@ def test_a_consequence_is_never_cut_by_the_cap_nor_counted_as_hidden() -> None:
     assert report.diagnostics == [cause, outcome, outcome]
     assert report.hidden == {dx.ENTRY_CHANGED: (1, 0)}
     assert report.error_count() == 2  # one shown cause and one hidden; no consequence
-    text = dx.render_text(report)
+    text = reportrender.render_text(report)
     assert text.count("CL520 nothing was written (consequence, not counted)\n") == 2
     assert text.endswith("demo: 2 problems (2 errors, 0 warnings)\n")

@@ -9,6 +9,7 @@ renderer, the progress lines of the GitHub client, and the top-level error line.
 from __future__ import annotations
 
 from changelog_tools import diagnostics as dx
+from changelog_tools import reportrender
 from changelog_tools.github.policy import RetryPolicy
 from changelog_tools.github.traffic import Traffic
 
@@ -32,7 +33,7 @@ def test_render_text_neutralises_a_message_from_data() -> None:
     report = dx.Report(command="lint")
     report.extend([dx.error("CL001", f"file {HOSTILE}", path="runners/a.sh", line=3)])
     assert _starts_a_command(HOSTILE)
-    text = dx.render_text(report)
+    text = reportrender.render_text(report)
     assert not _starts_a_command(text)
     assert "forged" in text
 

@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "changelog_tools.actionsevent",
         "changelog_tools.jsontext",
         "changelog_tools.diagnostics",
+        "changelog_tools.reportrender",
         "changelog_tools.fsutil",
         "changelog_tools.yamlload",
         "changelog_tools.schemaerrors",

@@ -63,12 +63,12 @@ def config_option(func: F) -> F:
 
 def format_option(func: F) -> F:
     # Imported here: a command without diagnostics (reuse-gate, merge) never loads them.
-    from changelog_tools import diagnostics as dx
+    from changelog_tools.reportrender import FORMATS
 
     return click.option(
         "--format",
         "output_format",
-        type=click.Choice(dx.FORMATS),
+        type=click.Choice(FORMATS),
         default="text",
         show_default=True,
         help="text: PATH:LINE:COL: CODE message; json: one JSON document on stdout; "
@@ -79,9 +79,9 @@ def format_option(func: F) -> F:
 def emit(report: dx.Report, output_format: str, *, err: bool = False) -> int:
     """Print ``report`` on stdout (stderr with ``err``) in ``output_format``; return the exit
     code it implies."""
-    from changelog_tools import diagnostics as dx
+    from changelog_tools.reportrender import RENDERERS
 
-    click.echo(dx.RENDERERS[output_format](report), nl=False, err=err)
+    click.echo(RENDERERS[output_format](report), nl=False, err=err)
     return int(ExitCode.OK if report.ok else ExitCode.INVALID)
 
 

@@ -117,9 +117,9 @@ def install_merge_driver(global_: bool, output_format: str, config: Config) -> i
     repo = open_repo(Path.cwd())
     done = install(repo, config=config, global_=global_)
     if output_format == "json":
-        from changelog_tools import diagnostics as dx
+        from changelog_tools.jsontext import json_text
 
-        click.echo(dx.json_text({"command": "install-merge-driver", **done.as_json()}), nl=False)
+        click.echo(json_text({"command": "install-merge-driver", **done.as_json()}), nl=False)
     elif not (done.attributes_changed or done.config_changed):
         # Run again (by a setup script, in CI): one line, as `git config` says nothing when
         # it changes nothing.

@@ -143,6 +143,7 @@ def _resolve(
     fix_near_misses: bool,
 ) -> Resolved:
     """Resolve from the three files when any is given, else from git's index."""
+    from changelog_tools.ledger.conflictrequest import ConflictRequest
     from changelog_tools.ledger.resolvefrom import from_files, from_index
 
     if any(f is not None for f in files):
@@ -150,9 +151,10 @@ def _resolve(
         shown = str(path) if path is not None else config.changelog
         return from_files(base, ours, main, config=config, shown=shown, pr=pr,
                           fix_near_misses=fix_near_misses)  # fmt: skip
-    resolved = from_index(Path.cwd(), path or config.changelog_path, config=config, pr=pr,
-                          given=pr_side, write=output is None, add=stage and output is None,
-                          fix_near_misses=fix_near_misses)  # fmt: skip
+    written = output is None
+    request = ConflictRequest(config, pr=pr, given=pr_side, write=written, add=stage and written,
+                              fix_near_misses=fix_near_misses)  # fmt: skip
+    resolved = from_index(Path.cwd(), path or config.changelog_path, request)
     assert resolved.sides is not None
     click.echo(dx.no_commands(f"{resolved.shown}: {resolved.sides.describe()}"), err=True)
     return resolved

@@ -11,8 +11,8 @@ import click
 
 from changelog_tools.commands._common import PR_NUMBER, config_option
 from changelog_tools.config import Config
-from changelog_tools.diagnostics import escape_data
 from changelog_tools.errors import ChangelogToolsError, UsageError
+from changelog_tools.reportrender import escape_data
 from changelog_tools.reuse.gate import Decision, Event
 
 

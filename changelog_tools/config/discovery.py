@@ -14,6 +14,30 @@ CONFIG_FILENAME = ".changelog-tools.yaml"
 PYPROJECT_TABLE = "changelog-tools"
 
 
+def toml_error(exc: ValueError, text: str, name: str) -> ConfigError:
+    """The configuration error for ``text`` (the file ``name``) failing to parse as TOML as
+    ``exc`` says: ``FILE:LINE:COL: message``, the shape of every other configuration error."""
+    line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+    message = getattr(exc, "msg", None)
+    if not (isinstance(line, int) and isinstance(column, int) and isinstance(message, str)):
+        # Python 3.14 gives the parser's position as attributes; 3.11-3.13 only put it at the
+        # end of the message, "(at line L, column C)" or "(at end of document)". Anything else
+        # (a parser that words it otherwise) keeps its whole message, unplaced.
+        import re
+
+        message = str(exc)
+        found = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", message, re.DOTALL)
+        if found:
+            message, line, column = found[1], int(found[2]), int(found[3])
+        elif message.endswith(" (at end of document)"):
+            message = message.removesuffix(" (at end of document)")
+            line = text.count("\n") + 1
+            column = len(text) - (text.rfind("\n") + 1) + 1
+        else:
+            return ConfigError(f"{name}: {message[:1].lower()}{message[1:]}")
+    return ConfigError(f"{name}:{line}:{column}: {message[:1].lower()}{message[1:]}")
+
+
 def options_from_text(text: str, name: str) -> dict[str, Any] | None:
     """The validated options of a configuration file's text (``name`` says which kind:
     ``pyproject.toml`` or YAML); None for a ``pyproject.toml`` without our table."""
@@ -23,7 +47,7 @@ def options_from_text(text: str, name: str) -> dict[str, Any] | None:
         try:
             table = tomllib.loads(text).get("tool", {}).get(PYPROJECT_TABLE)
         except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"cannot read {name}: {exc}") from None
+            raise toml_error(exc, text, name) from None
         if table is None:
             return None
         validate(table, name, None)  # TOML parsers keep no positions: the option names it

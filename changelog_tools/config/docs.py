@@ -22,7 +22,11 @@ def render_docs() -> str:
         "caller's own: its paths still name files from the repository's top). Unknown "
         "options are errors, and every value "
         "is checked against the option's JSON Schema when the file is read: an error names "
-        "the file, line and column (in `pyproject.toml`, the option).",
+        "the file, line and column (in `pyproject.toml`, the option). A file that is not "
+        "valid YAML, TOML or UTF-8 is reported the same way, as one line "
+        "`FILE:LINE:COL: message` (exit 2; in `--format json`, the error object's "
+        "`message`). `check` and `lint` read the options from the base revision's file: an "
+        "error in that copy also names the revision.",
         "",
         "| option | default | meaning |",
         "| --- | --- | --- |",

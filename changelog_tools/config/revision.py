@@ -69,10 +69,10 @@ def values_from_text(text: str, *, name: str) -> dict[str, Any]:
 
 
 def options_at_revision(
-    config: Config, raw: bytes | None, *, name: str, names: Sequence[str]
+    config: Config, raw: bytes | None, *, name: str, names: Sequence[str], at: str
 ) -> Config:
     """``config`` with the options ``names`` as configuration file ``raw`` sets them (that file's
-    bytes at another revision, ``name`` its path there; None: the file is absent there, and the
+    bytes at revision ``at``, ``name`` its path there; None: the file is absent there, and the
     options take their defaults).
 
     A pull request's own configuration file must not decide how its change is judged: the
@@ -80,7 +80,17 @@ def options_at_revision(
     """
     from dataclasses import replace
 
-    values = values_from_text(raw.decode("utf-8", errors="replace"), name=name) if raw else {}
+    from changelog_tools.errors import ConfigError
+
+    try:
+        values = values_from_text(raw.decode("utf-8", errors="replace"), name=name) if raw else {}
+    except ConfigError as exc:
+        # The file in the work tree may well be fine (the pull request fixing it, say): name
+        # the revision whose copy is broken, or the author looks for the error in the wrong file.
+        exc.add_sentence(
+            f"That is the file at {at}: its options judge the change, not the work tree's"
+        )
+        raise
     defaults = {o.name: o.default for o in OPTIONS}
     changes: dict[str, Any] = {}
     for option in names:

@@ -392,7 +392,7 @@ def _config_at_base(
         return config, []  # a configuration outside the repository is the caller's own
     rel, raw = found
     names = [o.name for o in OPTIONS]
-    trusted = options_at_revision(config, raw, name=rel, names=names)
+    trusted = options_at_revision(config, raw, name=rel, names=names, at=f"the base {base_label}")
     differ = [o.name for o in OPTIONS if getattr(trusted, o.attr) != getattr(config, o.attr)]
     if not differ:
         return trusted, []

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
@@ -28,6 +28,10 @@ from changelog_tools.gitrepo import (
 from changelog_tools.ledger import knownvalid, schema
 from changelog_tools.ledger.guard import Refusal
 from changelog_tools.ledger.resolve import Resolution, resolve, without_own_entries
+
+if TYPE_CHECKING:
+    # the driver itself never builds one: `resolve` does, and pays for defining it
+    from changelog_tools.ledger.conflictrequest import ConflictRequest
 
 PR_SIDES = ("ours", "theirs")
 _NOT_DETECTED_HINT = (
@@ -244,18 +248,11 @@ def resolve_sides(
 
 
 def resolve_conflict(
-    repo: GitRepo,
-    path: str,
-    *,
-    config: Config,
-    pr: int | None = None,
-    given: str | None = None,
-    write: bool = True,
-    add: bool = False,
-    fix_near_misses: bool = False,
+    repo: GitRepo, path: str, request: ConflictRequest
 ) -> tuple[Resolution, Sides]:
-    """Resolve the conflicted ``path`` from the index; write it to the work tree (atomically)
-    and stage it with ``add``. Nothing is written when it refuses.
+    """Resolve the conflicted ``path`` from the index; with ``request.write``, write it to the
+    work tree (atomically), and stage it with ``request.add``. Nothing is written when it
+    refuses.
 
     The resolution is built from the index, not from the work-tree file, so a writer that
     changed the file meanwhile (an entry added by `new` while this ran) would be overwritten
@@ -264,7 +261,7 @@ def resolve_conflict(
     """
     worktree = repo.path / path
     before = _bytes_or_none(worktree)
-    conflict = read_conflict(repo, path, config=config, given=given)
+    conflict = read_conflict(repo, path, config=request.config, given=request.given)
     resolution, _ = resolve_sides(
         repo,
         conflict.base,
@@ -272,11 +269,11 @@ def resolve_conflict(
         conflict.main,
         sides=conflict.sides,
         path=path,
-        config=config,
-        pr=pr,
-        fix_near_misses=fix_near_misses,
+        config=request.config,
+        pr=request.pr,
+        fix_near_misses=request.fix_near_misses,
     )
-    if write:
+    if request.write:
         with locked(worktree) as target:
             if _bytes_or_none(target) != before:
                 raise UsageError(
@@ -284,7 +281,7 @@ def resolve_conflict(
                     "written: run resolve again"
                 )
             atomic_write(target, resolution.data)
-        if add:
+        if request.add:
             repo.stage(path)
     return resolution, conflict.sides
 

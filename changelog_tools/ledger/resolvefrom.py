@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from changelog_tools.config import Config
 from changelog_tools.errors import UsageError
 from changelog_tools.fsutil import read_input
+from changelog_tools.ledger.conflictrequest import ConflictRequest
 
 if TYPE_CHECKING:
     from changelog_tools.ledger.mergedriver import Sides
@@ -57,21 +58,10 @@ def from_files(
     return Resolved(resolution, shown)
 
 
-def from_index(
-    cwd: Path,
-    target: Path,
-    *,
-    config: Config,
-    pr: int | None = None,
-    given: str | None = None,
-    write: bool = True,
-    add: bool = False,
-    fix_near_misses: bool = False,
-) -> Resolved:
-    """Resolve the conflicted ``target`` of the repository around ``cwd`` from git's index;
-    with ``write``, over the conflicted file (and staged with ``add``).
-
-    ``given`` names the PR's side (``ours``/``theirs``) when git's state does not tell.
+def from_index(cwd: Path, target: Path, request: ConflictRequest) -> Resolved:
+    """Resolve the conflicted ``target`` of the repository around ``cwd`` from git's index, as
+    ``request`` says (over the conflicted file with ``request.write``, staged with
+    ``request.add``).
     """
     from changelog_tools.gitrepo import open_repo
     from changelog_tools.ledger.mergedriver import resolve_conflict
@@ -82,14 +72,5 @@ def from_index(
         shown = resolved.relative_to(repo.path.resolve()).as_posix()
     except ValueError:
         raise UsageError(f"{resolved} is not inside the repository {repo.path}") from None
-    resolution, sides = resolve_conflict(
-        repo,
-        shown,
-        config=config,
-        pr=pr,
-        given=given,
-        write=write,
-        add=add,
-        fix_near_misses=fix_near_misses,
-    )
+    resolution, sides = resolve_conflict(repo, shown, request)
     return Resolved(resolution, shown, sides)

@@ -46,7 +46,9 @@ def trusted_options(config: Config, repo: GitRepo, base_sha: str) -> Config:
     if found is None:
         return config  # a configuration outside the repository is the caller's own
     rel, raw = found
-    return options_at_revision(config, raw, name=rel, names=TRUSTED_OPTIONS)
+    return options_at_revision(
+        config, raw, name=rel, names=TRUSTED_OPTIONS, at=f"the base {base_sha[:12]}"
+    )
 
 
 def lint_git(

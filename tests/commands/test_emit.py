@@ -10,6 +10,7 @@ import textwrap
 import pytest
 
 from changelog_tools import diagnostics as dx
+from changelog_tools import reportrender
 from changelog_tools.commands._emit import EditOutcome, emit_edit, refused
 
 
@@ -30,7 +31,7 @@ def test_text_prints_the_account_on_stdout_and_the_notes_on_stderr(
     assert emit_edit(outcome, "text") == 0
     out, err = capsys.readouterr()
     assert out.startswith("log.yaml:4: fixed\n")
-    assert out[len("log.yaml:4: fixed\n") :] == dx.render_text(outcome.report)
+    assert out[len("log.yaml:4: fixed\n") :] == reportrender.render_text(outcome.report)
     assert err == "log.yaml: done\n"
 
 
@@ -97,5 +98,7 @@ def test_the_streams_interleave_in_one_order_account_notes_report() -> None:
     assert lines[:3] == ["ACCOUNT", "NOTE 1", "NOTE 2"]
     assert (
         lines[3:]
-        == dx.render_text(dx.Report(command="demo-edit", subject="log.yaml")).split("\n")[:-1]
+        == reportrender.render_text(dx.Report(command="demo-edit", subject="log.yaml")).split("\n")[
+            :-1
+        ]
     )

@@ -146,3 +146,41 @@ def test_a_configuration_that_is_not_utf8_names_the_line_and_column(
     assert proc.stderr == (
         f"error: {where}:2:8: invalid UTF-8 byte 0xff\nhint: save the file as UTF-8\n"
     )
+
+
+BROKEN_TOML = '[tool.changelog-tools]\nchangelog = = "x"\n'
+
+
+def test_a_pyproject_that_is_not_toml_names_the_line_and_column(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    (tmp_path / "pyproject.toml").write_text(BROKEN_TOML)
+    where = tmp_path / "pyproject.toml"
+    text = run_cli("validate", cwd=tmp_path)
+    assert (text.returncode, text.stdout) == (2, "")
+    # FILE:LINE:COL as a broken YAML file or a bad option value is told, not the parser's words
+    assert text.stderr == f"error: {where}:2:13: invalid value\n"
+    github = run_cli("validate", "--format", "github", cwd=tmp_path)
+    assert (github.returncode, github.stderr) == (2, text.stderr)
+    as_json = run_cli("validate", "--format", "json", cwd=tmp_path)
+    assert as_json.returncode == 2
+    assert json.loads(as_json.stdout)["error"] == {
+        "code": "config",
+        "exit-code": 2,
+        "message": f"{where}:2:13: invalid value",
+    }
+
+
+def test_a_pyproject_cut_short_names_where_it_ends(tmp_path: Path) -> None:
+    # The parser places this one "at end of document", not at a line and column.
+    git(tmp_path, "init", "-q")
+    (tmp_path / "pyproject.toml").write_text('[tool.changelog-tools]\nchangelog = ["a",')
+    proc = run_cli("validate", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr == f"error: {tmp_path / 'pyproject.toml'}:2:18: invalid value\n"
+
+
+def test_a_toml_error_without_a_position_keeps_its_whole_message() -> None:
+    from changelog_tools.config.discovery import toml_error
+
+    error = toml_error(ValueError("Nothing to place"), "x = 1\n", "pyproject.toml")
+    assert error.message == "pyproject.toml: nothing to place"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from changelog_tools import config
 from changelog_tools.errors import ConfigError
+from tests.conftest import commit_files, git, run_cli
 
 
 def test_a_configuration_at_a_revision_is_validated_with_its_lines() -> None:
@@ -18,3 +21,29 @@ def test_a_configuration_at_a_revision_is_validated_with_its_lines() -> None:
     assert info.value.message == (
         "sub/.changelog-tools.yaml:2:17: option github-retries: must be at most 20, not 99"
     )
+
+
+def test_a_broken_configuration_at_the_base_names_its_line_and_the_revision(
+    tmp_path: Path,
+) -> None:
+    # The pull request fixes the base's broken pyproject.toml; the base's copy still decides
+    # the options that judge it, so the error must say which copy it is about.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    base = commit_files(
+        repo,
+        {"pyproject.toml": '[tool.changelog-tools]\nchangelog = = "x"\n', "CHANGES.yaml": ""},
+        "initial",
+    )
+    git(repo, "checkout", "-q", "-b", "pr")
+    commit_files(
+        repo, {"pyproject.toml": '[tool.changelog-tools]\nchangelog = "CHANGES.yaml"\n'}, "fix"
+    )
+    for command in ("check", "lint"):
+        proc = run_cli(command, "--pr", "5", cwd=repo)
+        assert proc.returncode == 2, (command, proc.stderr)
+        assert proc.stderr == (
+            f"error: pyproject.toml:2:13: invalid value. That is the file at the base "
+            f"{base[:12]}: its options judge the change, not the work tree's\n"
+        ), command

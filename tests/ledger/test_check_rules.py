@@ -7,6 +7,7 @@ import json
 import pytest
 
 from changelog_tools import diagnostics as dx
+from changelog_tools import reportrender
 from changelog_tools.errors import UsageError
 from changelog_tools.ledger.check import CheckResult, check_change
 from tests.checkdata import (
@@ -82,7 +83,7 @@ def test_a_clean_append_passes_in_every_mode_with_an_allowed_link(mode: str, lin
 def test_json_output_carries_each_appended_entry_and_the_classification() -> None:
     head = appended(entry(KEY, "beta-*", link="XXX"), entry("alpha-fp8-gpu-a-sglang"))
     result = run(head)
-    doc = json.loads(dx.render_json(result.report))
+    doc = json.loads(reportrender.render_json(result.report))
     assert doc["change"]["kind"] == "appended"
     assert doc["mode"] == "pr" and doc["pr"] == 7
     assert [e["index"] for e in doc["entries"]] == [2, 3]
@@ -146,7 +147,7 @@ def test_a_pr_link_correction_to_a_canonical_link_passes_even_in_pr_mode() -> No
     result = run(head)
     assert found(result) == []
     assert result.change.kind.value == "corrected"
-    assert json.loads(dx.render_json(result.report))["change"]["corrections"] == [
+    assert json.loads(reportrender.render_json(result.report))["change"]["corrections"] == [
         {"index": 1, "line": 11, "old": f"{PULL}2", "new": f"{PULL}22"}
     ]
 

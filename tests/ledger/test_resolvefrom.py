@@ -9,6 +9,7 @@ import pytest
 
 from changelog_tools.config import load_config
 from changelog_tools.errors import UsageError
+from changelog_tools.ledger.conflictrequest import ConflictRequest
 from changelog_tools.ledger.guard import Refusal
 from changelog_tools.ledger.resolvefrom import from_files, from_index
 from tests.checkdata import BASE, KEY, PULL, appended, config, entry, init_repo
@@ -65,7 +66,7 @@ def test_from_index_resolves_the_conflicted_file_and_says_which_side_was_the_pr(
 ) -> None:
     repo = _conflicted(tmp_path)
     cfg = load_config(repo / ".changelog-tools.yaml")
-    resolved = from_index(repo, repo / CHANGELOG, config=cfg, pr=7, add=True)
+    resolved = from_index(repo, repo / CHANGELOG, ConflictRequest(cfg, pr=7, add=True))
     assert resolved.shown == CHANGELOG
     assert resolved.sides is not None and resolved.sides.pr_side == "ours"
     expected = appended(MAIN_ENTRY, entry(KEY, link=f"{PULL}7"))
@@ -78,7 +79,7 @@ def test_from_index_without_write_leaves_the_conflicted_file_alone(tmp_path: Pat
     repo = _conflicted(tmp_path)
     before = (repo / CHANGELOG).read_bytes()
     cfg = load_config(repo / ".changelog-tools.yaml")
-    resolved = from_index(repo, repo / CHANGELOG, config=cfg, write=False)
+    resolved = from_index(repo, repo / CHANGELOG, ConflictRequest(cfg, write=False))
     assert resolved.resolution.data == appended(MAIN_ENTRY, PR_ENTRY)
     assert (repo / CHANGELOG).read_bytes() == before
     assert git(repo, "diff", "--name-only", "--diff-filter=U") == CHANGELOG
@@ -89,4 +90,4 @@ def test_from_index_refuses_a_file_outside_the_repository(tmp_path: Path) -> Non
     outside = tmp_path / "elsewhere.yaml"
     cfg = load_config(repo / ".changelog-tools.yaml")
     with pytest.raises(UsageError, match="is not inside the repository"):
-        from_index(repo, outside, config=cfg)
+        from_index(repo, outside, ConflictRequest(cfg))
