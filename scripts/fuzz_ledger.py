@@ -63,7 +63,7 @@ LINKS = [
 
 
 def base_ledger(rng: random.Random) -> bytes:
-    example = ROOT / "examples/inferencex-mini/perf-changelog.yaml"
+    example = ROOT / "changelog_tools/examples/inferencex-mini/perf-changelog.yaml"
     if rng.random() < 0.3 and example.is_file():
         return example.read_bytes()
     return synth.ledger_of_size(

@@ -6,6 +6,7 @@ on every pushed ``v*`` tag before anything is published. It refuses (exit 1, one
 problem) when:
 
 - the tag is not ``v`` followed by ``changelog_tools.__version__``;
+- pyproject.toml's ``version`` (what the build writes into the wheel) is another;
 - CHANGELOG.md has no section for the version;
 - an install line pins another version (``perf-changelog-tools==X``);
 - a pinned use of the action names another release (``changelog-tools@<sha> # vX``), or a
@@ -20,6 +21,7 @@ import argparse
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,6 +53,11 @@ def problems(version: str, tag: str | None = None) -> list[str]:
     out = []
     if tag is not None and tag != f"v{version}":
         out.append(f"the tag {tag!r} is not v{version} (changelog_tools.__version__)")
+    pyproject = ROOT / "pyproject.toml"
+    if pyproject.is_file():
+        built = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"].get("version")
+        if built != version:
+            out.append(f"pyproject.toml has version {built}, not {version}")
     if f"## {version}\n" not in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"):
         out.append(f"CHANGELOG.md has no '## {version}' section")
     for path in pinned_files():

@@ -18,7 +18,9 @@ from tests.checkdata import BASE
 from tests.conftest import REPO_ROOT, commit_files, git
 from tests.fakegithub_fixtures import env_for
 
-EXAMPLE_CHANGELOG = Path(__file__).resolve().parent.parent / "examples/inferencex-mini"
+EXAMPLE_CHANGELOG = (
+    Path(__file__).resolve().parent.parent / "changelog_tools/examples/inferencex-mini"
+)
 
 
 def _throwaway(tmp_path: Path) -> Path:

@@ -195,9 +195,11 @@ def test_release_script_names_every_pin_of_another_release(
     )
     (tmp_path / ".pre-commit-hooks.yaml").write_text("#     rev: v1.0.0\n")
     (tmp_path / "docs/a.md").write_text("pip install perf-changelog-tools==1.2.0\nrev: v1.2.0\n")
+    (tmp_path / "pyproject.toml").write_text('[project]\nversion = "1.1.0"\n')
     monkeypatch.setattr(release, "ROOT", tmp_path)
     assert release.problems("1.2.0", "v1.2.0") == [
+        "pyproject.toml has version 1.1.0, not 1.2.0",
         "README.md:1: uses the action at 1.1.0, not 1.2.0",
         ".pre-commit-hooks.yaml:1: has pre-commit rev 1.0.0, not 1.2.0",
     ]
-    assert release.problems("1.3.0")[0] == "CHANGELOG.md has no '## 1.3.0' section"
+    assert "CHANGELOG.md has no '## 1.3.0' section" in release.problems("1.3.0")

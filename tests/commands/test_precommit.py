@@ -11,7 +11,7 @@ from changelog_tools import yamlload
 from changelog_tools.cli import COMMANDS
 from tests.conftest import REPO_ROOT, run_cli
 
-GOOD = (REPO_ROOT / "examples/inferencex-mini/perf-changelog.yaml").read_bytes()
+GOOD = (REPO_ROOT / "changelog_tools/examples/inferencex-mini/perf-changelog.yaml").read_bytes()
 
 
 def _hooks() -> list[dict[str, object]]:

@@ -13,7 +13,7 @@ from changelog_tools import cli
 from changelog_tools.testing import synth
 from tests.conftest import REPO_ROOT, git, inferencex_file, run_cli
 
-EXAMPLE = REPO_ROOT / "examples" / "inferencex-mini"
+EXAMPLE = REPO_ROOT / "changelog_tools" / "examples" / "inferencex-mini"
 BAD = (
     b"- config-keys:\n    - a\n  description:\n    - x\n  pr-link: XXX\n  bogus: 1\n\n"
     b"- config-keys: [b]\n  description: []\n  pr-link: XXX\n"

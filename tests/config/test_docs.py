@@ -22,7 +22,7 @@ def _gendocs() -> ModuleType:
 
 
 def test_the_committed_config_schema_and_docs_match_the_options() -> None:
-    schema_file = REPO_ROOT / "schemas" / "config.schema.json"
+    schema_file = REPO_ROOT / "changelog_tools" / "schemas" / "config.schema.json"
     assert json.loads(schema_file.read_text()) == config.config_schema()
     assert (REPO_ROOT / "docs" / "configuration.md").read_text() == config.render_docs()
 
@@ -31,7 +31,10 @@ def test_the_schemas_directory_is_the_one_shipped_in_the_package() -> None:
     from importlib import resources
 
     shipped = resources.files("changelog_tools").joinpath("schemas", "perf-changelog.schema.json")
-    assert shipped.read_text() == (REPO_ROOT / "schemas" / "perf-changelog.schema.json").read_text()
+    assert (
+        shipped.read_text()
+        == (REPO_ROOT / "changelog_tools" / "schemas" / "perf-changelog.schema.json").read_text()
+    )
 
 
 def test_every_generated_file_matches_the_code() -> None:
