@@ -10,7 +10,7 @@ from pathlib import Path
 
 from changelog_tools.errors import GitError, UsageError
 from changelog_tools.gitrepo.merging import Merging
-from changelog_tools.gitrepo.runner import _text, scrub_environment
+from changelog_tools.gitrepo.runner import _text, git_environment, scrub_environment
 
 
 class GitRepo(Merging):
@@ -22,10 +22,6 @@ class GitRepo(Merging):
     refs and remotes (:mod:`~changelog_tools.gitrepo.refs`), commits and merges
     (:mod:`~changelog_tools.gitrepo.merging`).
     """
-
-
-# git's messages in English whatever the user's locale, so errors read the same everywhere.
-_C_LOCALE = {"LC_ALL": "C", "LANGUAGE": "C"}
 
 
 def open_repo(path: Path | str = ".", *, top: bool = False) -> GitRepo:
@@ -56,7 +52,7 @@ def open_repo(path: Path | str = ".", *, top: bool = False) -> GitRepo:
         proc = subprocess.run(
             ["git", "rev-parse", "--is-bare-repository", "--absolute-git-dir", "--show-cdup"],
             cwd=where,
-            env={**os.environ, **_C_LOCALE},
+            env=git_environment(),
             stdin=subprocess.DEVNULL,
             capture_output=True,
             check=False,

@@ -92,12 +92,15 @@ def test_gitpython_is_imported_only_when_a_question_needs_it(tmp_path: Path) -> 
         "repo = gitrepo.open_repo('.')\n"
         "gitrepo.operation_in_progress(repo), gitrepo.repo_relative(repo, 'f')\n"
         "print(sorted(m for m in ('git', 'gitdb') if m in sys.modules))\n"
-        "repo.rev_parse('HEAD')\n"
+        "repo.rev_parse('HEAD'), repo.read_blob('HEAD', 'f'), repo.merge_base('HEAD', 'HEAD')\n"
+        "repo.is_ancestor('HEAD', 'HEAD'), repo.git('log', '-1')\n"
+        "print(sorted(m for m in ('git', 'gitdb') if m in sys.modules))\n"
+        "repo.current_branch()\n"
         "print(sorted(m for m in ('git', 'gitdb') if m in sys.modules))\n"
     )
     proc = run_python(code, path, dict(os.environ))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == ["[]", "['git', 'gitdb']"]
+    assert proc.stdout.splitlines() == ["[]", "[]", "['git', 'gitdb']"]
 
 
 def test_without_git_every_question_is_one_git_error(tmp_path: Path) -> None:
