@@ -63,8 +63,8 @@ class Objects(Runner):
         """(object id, type, bytes) of the object ``name`` names, or None when it names none.
 
         A full object id, alone or peeled (``<id>^{commit}``, ``<id>^{tree}``), always names
-        the same object, so its answer is remembered; a missing object is asked again (a fetch
-        may bring it)."""
+        the same object, so its answer is remembered, and every object found is remembered by
+        its id; a missing object is asked again (a fetch may bring it)."""
         if "\n" in name:
             return None  # the reader takes one name a line
         fixed = _immutable(name)
@@ -73,8 +73,8 @@ class Objects(Runner):
             if found is not None:
                 return found
         found = self._ask(name) if self._gitpython_loaded else self._ask_plain(name)
-        if found is not None and fixed:
-            self._remember(name, found)
+        if found is not None:  # by its own id too: HEAD moves, the commit it named does not
+            self._remember(name if fixed else found[0], found)
         return found
 
     def _ask(self, name: str) -> tuple[str, str, bytes] | None:

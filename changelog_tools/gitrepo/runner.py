@@ -166,6 +166,8 @@ class Runner:
         while GitPython is not loaded (see the module's docstring), else GitPython's runner."""
         if self._handle is None:
             return self._run_plain(args, env=env)
+        if not os.path.isdir(self.path):  # GitPython would run git in this process's directory
+            raise GitError(f"git {' '.join(args)} failed: {self.path} is missing")
         runner = self._handle.git
         with _failures(f"git {' '.join(args)}"):
             return runner.execute(

@@ -4,6 +4,7 @@ imported only when a question needs it, and the repository's settings."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -222,3 +223,22 @@ def test_config_get_and_set_and_stage(tmp_path: Path) -> None:
     (tmp_path / "new.txt").write_text("new\n")
     repo.stage("new.txt")
     assert git(tmp_path, "diff", "--cached", "--name-only") == "new.txt"
+
+
+def test_a_repository_deleted_mid_run_is_a_git_error_never_another_repositorys_answer(
+    opened: Opener, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, elsewhere = tmp_path / "gone", tmp_path / "elsewhere"
+    for where in (path, elsewhere):
+        where.mkdir()
+        git(where, "init", "-q", "-b", "main")
+        commit_files(where, {"a": f"{where.name}\n"}, where.name)
+    monkeypatch.chdir(elsewhere)  # the process's own directory is another repository
+    repo = opened(path)
+    assert repo.read_blob("HEAD", "a") == b"gone\n"
+    shutil.rmtree(path)
+    with pytest.raises(GitError) as caught:
+        repo.git("log", "-1", "--format=%s")
+    assert caught.value.message == f"git log -1 --format=%s failed: {path} is missing"
+    with pytest.raises(GitError):
+        repo.rev_parse("main")
