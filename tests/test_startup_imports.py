@@ -3,8 +3,9 @@
 Nothing is timed here (start-up time is measured in bench/, not asserted). Each case runs one
 command through ``cli.run`` in a fresh interpreter and records the modules loaded by the time it
 returns. The guards are the ones users feel: `validate` (the pre-commit hook) loads neither
-PyGithub nor GitPython, `check` loads no PyGithub, a command that makes no GitHub request loads
-no HTTP library, and no command loads another command's module. Each "is loaded" case next to a
+PyGithub nor GitPython, `check` and `lint` load no PyGithub and (they ask git through plain
+processes) no GitPython, a command that makes no GitHub request loads no HTTP library, and no
+command loads another command's module. Each "is loaded" case next to a
 "not loaded" one proves the probe sees the module when a path does need it. Which standard-library
 modules load is not asserted: that is not something a user of the tool can notice.
 """
@@ -158,14 +159,64 @@ def test_check_in_file_mode_loads_no_pygithub_and_no_gitpython(files: Path) -> N
         (("lint",), "lint", 0),
     ],
 )
-def test_git_mode_commands_read_git_and_load_no_pygithub(
+def test_git_mode_commands_read_git_and_load_neither_pygithub_nor_gitpython(
     repo: Path, argv: tuple[str, ...], own: str, expect: int
 ) -> None:
     code, modules = loaded(repo, *argv)
     assert code == expect
-    assert present(modules, *LOCAL_ABSENT) == []
+    assert present(modules, *LOCAL_ABSENT, *GITPYTHON) == []
     assert present(modules, "changelog_tools.gitrepo") == ["changelog_tools.gitrepo"]
     assert other_commands(modules, own, "_common") == []
+
+
+def imported(cwd: Path, *argv: str) -> tuple[int, set[str]]:
+    """(exit code, every module imported) of ``python -m changelog_tools ARGV`` as a user runs
+    it, read from the interpreter's own ``-X importtime`` report (stderr: one line a module)."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "changelog_tools", *argv],
+        cwd=cwd, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    return proc.returncode, import_report(proc.stderr)
+
+
+def import_report(stderr: str) -> set[str]:
+    """The modules ``-X importtime`` reports imported in ``stderr``."""
+    return {
+        line.rpartition("|")[2].strip()
+        for line in stderr.splitlines()
+        if line.startswith("import time:") and not line.endswith("| imported package")
+    }
+
+
+@pytest.mark.parametrize(
+    ("argv", "expect"),
+    [
+        (("check", "--pr", "5"), 0),
+        (("check", "--pr", "5", "--format", "github"), 0),
+        (("check", "--local"), 0),
+        (("check", "--pr", "5", "--main"), 1),  # the placeholder link on main
+        (("lint",), 0),
+    ],
+)
+def test_check_and_lint_read_git_without_gitpython(
+    repo: Path, argv: tuple[str, ...], expect: int
+) -> None:
+    # They ask git a dozen questions: plain git processes, not GitPython's import (a third of
+    # `check`'s time on a fresh runner).
+    code, modules = imported(repo, *argv)
+    assert code == expect
+    assert "changelog_tools.gitrepo.objects" in modules  # git was read
+    assert present(modules, *GITPYTHON) == []
+
+
+def test_the_import_report_names_gitpython_where_a_question_needs_it(repo: Path) -> None:
+    # The probe of the test above sees GitPython when it is imported: HEAD read by its Repo.
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c",
+         "from changelog_tools.gitrepo import open_repo; open_repo('.').current_branch()"],
+        cwd=repo, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert present(import_report(proc.stderr), *GITPYTHON) == ["git", "gitdb"]
 
 
 def test_resolve_and_the_merge_driver_load_no_pygithub(files: Path, repo: Path) -> None:

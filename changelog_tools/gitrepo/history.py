@@ -1,7 +1,9 @@
 """History and state: what commits a branch holds, who descends from whom, what HEAD is.
 
-``is_ancestor``, ``is_clean`` (``Repo.is_dirty``) and ``current_branch`` (``Repo.head``) use
-GitPython's ``Repo``; the rest reads git's own ``log``, ``rev-list`` and ``merge-base``.
+``is_clean`` (``Repo.is_dirty``) and ``current_branch`` (``Repo.head``) use GitPython's
+``Repo`` (only the merge flow, which needs GitPython anyway, asks them); the rest reads git's own
+``log``, ``rev-list`` and ``merge-base``, through plain processes while GitPython is not loaded
+(see :mod:`~changelog_tools.gitrepo.runner`).
 """
 
 from __future__ import annotations
@@ -80,8 +82,7 @@ class History(Objects):
         commit objects through a second persistent ``cat-file --batch-check`` process, a
         process more per `check` for a name the caller only wants as text.
         """
-        args = ("merge-base", a, b)
-        status, out, err = self._run(args) if self._gitpython_loaded else self._run_plain(args)
+        status, out, err = self._run(("merge-base", a, b))
         found = _text(out).strip()
         if status == 1 and not found and not _one_line(err):
             raise GitError(f"{a} and {b} have no common ancestor")
@@ -96,13 +97,12 @@ class History(Objects):
         old, new = self.try_rev_parse(ancestor), self.try_rev_parse(descendant)
         if old is None or new is None:
             return False
-        from git import Commit
-
-        repo = self._repo
-        with _failures(f"git merge-base --is-ancestor {ancestor} {descendant}"):
-            return repo.is_ancestor(
-                Commit(repo, bytes.fromhex(old)), Commit(repo, bytes.fromhex(new))
-            )
+        # git's own question, as GitPython's Repo.is_ancestor asks it: 1 says no.
+        status, _out, err = self._run(("merge-base", "--is-ancestor", old, new))
+        if status in (0, 1):
+            return status == 0
+        reason = _one_line(err) or f"exit status {status}"
+        raise GitError(f"git merge-base --is-ancestor {ancestor} {descendant} failed: {reason}")
 
     def first_parent_changes(self, ref: str, path: str) -> Iterator[tuple[str, str | None, str]]:
         """(commit, first parent or None, subject) of each commit on ``ref``'s first-parent

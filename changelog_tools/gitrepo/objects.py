@@ -1,10 +1,18 @@
-"""Objects and names, read without a process per question.
+"""Objects and names, read without a process per file.
 
-A file at a revision, a tree, a blob by id and ``rev_parse`` are asked of GitPython's
-persistent ``git cat-file --batch`` reader (``Git.get_object_data``), one pipe round trip each;
-trees are parsed by GitPython (``tree_entries_from_data``) and walked here, so a path is found,
-and symlinks in it followed, without a process per file. Tree diffs (``changed_paths``,
-``tree_changes``) walk the two trees the same way and read only the subtrees that differ.
+A file at a revision, a tree, a blob by id and ``rev_parse`` are asked of ``git cat-file
+--batch``: while GitPython is not loaded, one short process per object (:meth:`Runner._run_plain`:
+`check` and `lint` ask for about a dozen objects, fewer than importing GitPython costs, about
+70 ms with its bytecode compiled and 160 ms on a fresh CI runner); once it is loaded, its
+persistent reader (``Git.get_object_data``), one pipe round trip each. One parser reads git's
+``--batch`` replies (:func:`_batch_records`) and one reads trees (:func:`_tree_entries`); trees
+are walked here, so a path is found, and symlinks in it followed, without a process per file.
+Tree diffs (``changed_paths``, ``tree_changes``) walk the two trees the same way and read only
+the subtrees that differ.
+
+Objects never change, so an object asked for by a name that cannot move (a full object id, or
+one peeled to its commit or tree) is remembered for the repository's lifetime, within a bound
+(:meth:`Objects._lookup`); names that can move (HEAD, refs) are asked every time.
 """
 
 from __future__ import annotations
@@ -16,6 +24,16 @@ from changelog_tools.gitrepo.runner import Runner, _ascii, _failures, _one_line,
 
 # GitPython's ValueError for a name git answered "missing" or "ambiguous" to (3.1.41 to 3.2).
 _UNRESOLVED = "could not be resolved"
+# What the object memory holds at most: the objects `check` reads twice are two commits, their
+# trees and the ledger's blob (a few MiB for a long history).
+_MEMO_BYTES = 64 << 20
+_MEMO_NAMES = 1024
+# Peeled names whose answer is as immutable as the id they peel.
+_PEELS = ("^{commit}", "^{tree}")
+# What `cat-file --batch --follow-symlinks` answers, with a size and a line of text, for a path
+# it cannot follow to an object.
+_NOT_FOLLOWED = (b"symlink", b"dangling", b"loop", b"notdir")
+_KINDS = (b"blob", b"tree", b"commit", b"tag")
 _TREE, _LINK, _FILE, _KIND = 0o040000, 0o120000, 0o100000, 0o170000
 # Below this size git sends a file faster than a second reader (for its size) starts:
 # :meth:`Objects.read_blob_from` then simply reads it.
@@ -42,9 +60,25 @@ class Objects(Runner):
     """What a repository holds: objects by name, files at revisions, differences of trees."""
 
     def _lookup(self, name: str) -> tuple[str, str, bytes] | None:
-        """(object id, type, bytes) of the object ``name`` names, or None when it names none."""
+        """(object id, type, bytes) of the object ``name`` names, or None when it names none.
+
+        A full object id, alone or peeled (``<id>^{commit}``, ``<id>^{tree}``), always names
+        the same object, so its answer is remembered, and every object found is remembered by
+        its id; a missing object is asked again (a fetch may bring it)."""
         if "\n" in name:
             return None  # the reader takes one name a line
+        fixed = _immutable(name)
+        if fixed:
+            found = self._remembered(name)
+            if found is not None:
+                return found
+        found = self._ask(name) if self._gitpython_loaded else self._ask_plain(name)
+        if found is not None:  # by its own id too: HEAD moves, the commit it named does not
+            self._remember(name if fixed else found[0], found)
+        return found
+
+    def _ask(self, name: str) -> tuple[str, str, bytes] | None:
+        """:meth:`_lookup` through GitPython's persistent reader."""
         runner = self._repo.git
         try:
             with _failures(f"git cat-file {name!r}"):
@@ -60,6 +94,56 @@ class Objects(Runner):
             raise
         return _ascii(sha), _ascii(kind), data
 
+    def _ask_plain(self, name: str) -> tuple[str, str, bytes] | None:
+        """:meth:`_lookup` from one ``git cat-file --batch`` process (GitPython not loaded).
+
+        A commit is asked for to read a file in it, through its tree: the same process sends
+        the tree too, which is remembered by its id (immutable even when ``name`` is not)."""
+        names = (name, f"{name}^{{tree}}") if name.endswith(_PEELS[0]) else (name,)
+        try:
+            request = "".join(f"{asked}\n" for asked in names).encode("utf-8")
+        except UnicodeError:  # as GitPython sends a name: one that is not UTF-8 is refused
+            return None  # before it is sent, so no such object
+        status, out, err = self._run_plain(("cat-file", "--batch"), request)
+        if status != 0:
+            reason = _one_line(err) or f"exit status {status}"
+            raise GitError(f"git cat-file {name!r} failed: {reason}")
+        records = _batch_records(out, names)
+        if not records:
+            raise GitError(f"git cat-file {name!r} failed: git sent no answer")
+        tree = records[1] if len(records) > 1 else None
+        if records[0] is not None and tree is not None:
+            self._remember(tree[0], tree)
+        return records[0]
+
+    def _remembered(self, name: str) -> tuple[str, str, bytes] | None:
+        """The object ``name`` (see :func:`_immutable`) names, from memory; None if unknown."""
+        found = self._objects.get(name)
+        if found is not None:
+            return found
+        for peel in _PEELS:
+            if name.endswith(peel):
+                known = self._objects.get(name[: -len(peel)])
+                break
+        else:
+            return None
+        kind = peel[2:-1]
+        if known is None or known[1] == kind:
+            return known
+        if kind == "tree" and known[1] == "commit" and known[2].startswith(b"tree "):
+            return self._objects.get(known[2][5 : known[2].find(b"\n")].decode("ascii"))
+        return None
+
+    def _remember(self, name: str, found: tuple[str, str, bytes]) -> None:
+        """Keep ``found`` under ``name`` and its own id; the oldest go past the bound."""
+        for key in {name, found[0]}:
+            if key not in self._objects and len(found[2]) <= _MEMO_BYTES // 4:
+                self._objects[key] = found
+                self._objects_size += len(found[2])
+        while self._objects_size > _MEMO_BYTES or len(self._objects) > _MEMO_NAMES:
+            oldest = next(iter(self._objects))
+            self._objects_size -= len(self._objects.pop(oldest)[2])
+
     def _tree(self, oid: str) -> dict[bytes, tuple[int, str]]:
         """The entries of the tree ``oid``: name -> (mode, object id)."""
         entries = self._trees.get(oid)
@@ -74,13 +158,7 @@ class Objects(Runner):
         """Parse and cache the tree ``found`` (as :meth:`_lookup` returned it); its id."""
         oid = found[0]
         if oid not in self._trees:
-            from git.objects.fun import tree_entries_from_data
-
-            with _failures(f"reading the git tree {oid}"):
-                self._trees[oid] = {
-                    name.encode("utf-8", "surrogateescape"): (mode, binsha.hex())
-                    for binsha, mode, name in tree_entries_from_data(found[2])
-                }
+            self._trees[oid] = _tree_entries(oid, found[2])
         return oid
 
     def _root(self, ref: str) -> str | None:
@@ -199,20 +277,12 @@ class Objects(Runner):
         status, out, err = self._run_plain(("cat-file", "--batch", "--follow-symlinks"), request)
         if status != 0:
             raise GitError(f"git cat-file --batch failed: {_one_line(err) or status}")
-        end = out.find(b"\n")
-        fields = out[:end].split(b" ")
-        if len(fields) != 3 or fields[1] != b"commit":
+        records = _batch_records(out, (ref, path))
+        if not records or records[0] is None or records[0][1] != "commit":
             raise GitError(f"unknown git revision {ref!r}")
-        start = end + 1 + int(fields[2]) + 1  # the commit's bytes and their newline
-        end = out.find(b"\n", start)
-        fields = out[start:end].split(b" ")
-        if len(fields) != 3 or fields[1] != b"blob":
+        if len(records) < 2 or records[1] is None or records[1][1] != "blob":
             return None
-        size = int(fields[2])
-        data = out[end + 1 : end + 1 + size]
-        if len(data) != size:
-            raise GitError(f"git cat-file --batch sent {len(data)} of {size} bytes of {path}")
-        return data
+        return records[1][2]
 
     def read_blob_from(
         self, ref: str, path: str, known: bytes, *, worth_from: int = _WORTH_PROVING
@@ -242,6 +312,17 @@ class Objects(Runner):
 
     def _blob_size(self, oid: str) -> int | None:
         """The size of the blob ``oid`` from its header alone; None when it is no blob."""
+        known = self._remembered(oid) if _immutable(oid) else None
+        if known is not None:
+            return len(known[2]) if known[1] == "blob" else None
+        if not self._gitpython_loaded:
+            args = ("cat-file", "--batch-check")
+            status, out, err = self._run_plain(args, oid.encode("utf-8", "surrogateescape") + b"\n")
+            if status != 0:
+                reason = _one_line(err) or f"exit status {status}"
+                raise GitError(f"git cat-file --batch-check {oid} failed: {reason}")
+            header = _header(out[: out.find(b"\n")])
+            return header[2] if header is not None and header[1] == "blob" else None
         runner = self._repo.git
         try:
             with _failures(f"git cat-file --batch-check {oid}"):
@@ -360,6 +441,85 @@ class Objects(Runner):
         if found is None:
             raise GitError(f"{rev!r} names no tree in {self.path}")
         return found[0]
+
+
+def _immutable(name: str) -> bool:
+    """Whether ``name`` always names the same object: a full object id (40 or 64 lowercase hex
+    digits; git reads such a name as an id before any ref), alone or peeled to its commit or
+    tree. HEAD, refs and abbreviated ids can come to name another object."""
+    oid = name
+    for peel in _PEELS:
+        if name.endswith(peel):
+            oid = name[: -len(peel)]
+            break
+    return len(oid) in (40, 64) and not oid.strip("0123456789abcdef")
+
+
+def _header(line: bytes) -> tuple[str, str, int] | None:
+    """(object id, type, size) from a ``cat-file --batch`` header; None for a name git
+    answered ``missing`` or ``ambiguous`` to."""
+    fields = line.split(b" ")
+    if line.endswith((b" missing", b" ambiguous")) or line in (b"missing", b"ambiguous"):
+        return None
+    if len(fields) != 3 or fields[1] not in _KINDS or not fields[2].isdigit():
+        raise GitError(f"git cat-file --batch sent an unreadable header: {_text(line)!r}")
+    return fields[0].decode("ascii"), fields[1].decode("ascii"), int(fields[2])
+
+
+def _batch_records(out: bytes, names: tuple[str, ...]) -> list[tuple[str, str, bytes] | None]:
+    """The replies of ``git cat-file --batch`` (``--follow-symlinks`` too) to ``names``, one
+    per name answered: (object id, type, bytes), or None for a name that names no object (also
+    a path it cannot follow: a symlink out of the tree, dangling or looping, or through a
+    file). A reply cut short is a GitError."""
+    records: list[tuple[str, str, bytes] | None] = []
+    at = 0
+    while at < len(out) and len(records) < len(names):
+        end = out.find(b"\n", at)
+        if end < 0:
+            end = len(out)
+        line = out[at:end]
+        first, _, size = line.partition(b" ")
+        if first in _NOT_FOLLOWED and size.isdigit():
+            records.append(None)
+            at = end + 1 + int(size) + 1  # the path or target git names, then its newline
+            continue
+        header = _header(line)
+        if header is None:
+            records.append(None)
+            at = end + 1
+            continue
+        data = out[end + 1 : end + 1 + header[2]]
+        if len(data) != header[2]:
+            name = names[len(records)]
+            raise GitError(f"git cat-file --batch sent {len(data)} of {header[2]} bytes of {name}")
+        records.append((header[0], header[1], data))
+        at = end + 1 + header[2] + 1  # the bytes, then a newline
+    return records
+
+
+def _tree_entries(oid: str, data: bytes) -> dict[bytes, tuple[int, str]]:
+    """The entries of the tree ``oid`` whose bytes are ``data``: name -> (mode, object id).
+
+    A tree is a run of ``MODE SP NAME NUL ID`` records, the id raw (20 bytes for SHA-1, 32 for
+    SHA-256: as long as half of ``oid``'s hex). Names stay bytes: git's names are."""
+    width = len(oid) // 2
+    entries = {}
+    at = 0
+    while at < len(data):
+        space = data.find(b" ", at)
+        nul = data.find(b"\0", space + 1)
+        mode = data[at:space]
+        if (
+            space < 0
+            or nul < 0
+            or nul + 1 + width > len(data)
+            or mode.strip(b"01234567")
+            or not mode
+        ):
+            raise GitError(f"git tree {oid} is damaged")
+        entries[data[space + 1 : nul]] = (int(mode, 8), data[nul + 1 : nul + 1 + width].hex())
+        at = nul + 1 + width
+    return entries
 
 
 def _object_id(data: memoryview, hex_length: int) -> str:

@@ -1,15 +1,26 @@
 """Running git: the one process runner behind every question, and the one place a GitPython
 failure becomes :class:`~changelog_tools.errors.GitError` (:func:`_failures`).
 
-Commands run through GitPython's command runner (``Git.execute``), because the flows need what
-git itself does and says: ``Remote.push`` folds a refused push into per-ref flags and progress
-lines, where the flow reports the remote's own words; ``IndexFile.commit`` writes a commit in
-Python without git's merge state (MERGE_HEAD), which concluding a merge needs; ``Remote.fetch``
-parses progress and FETCH_HEAD into objects the flow never reads.
+Two ways to run a command, one at a time per repository. Until something needs GitPython, each
+command is one plain git process (:meth:`Runner._run_plain`): importing GitPython costs about
+70 ms with its bytecode compiled and 160 ms on a fresh CI runner (where it compiles, and it runs
+``git version`` twice as it loads), a third of `check`'s time there, while `check`, `lint` and
+the merge driver only ask git a dozen questions. Once anything needs GitPython, every later
+command runs through its command runner (``Git.execute``), so one repository never mixes two
+environments or two object readers.
 
-GitPython is imported on first use, never at import of this module: ``import git`` costs 40 to
-50 ms (it also runs ``git version``), which ``validate`` and the pre-commit hook, which never
-read git, must not pay.
+GitPython remains the library for everything that needs more than a question, because the
+flows need what git itself does and says: ``Remote.push`` folds a refused push into per-ref
+flags and progress lines, where the flow reports the remote's own words; ``IndexFile.commit``
+writes a commit in Python without git's merge state (MERGE_HEAD), which concluding a merge
+needs; ``Remote.fetch`` parses progress and FETCH_HEAD; worktrees, HEAD and the index are read
+through its ``Repo``.
+
+The plain runner runs git as ``Git.execute`` does in everything an answer depends on: the same
+program (``git`` on PATH), in the same directory, with the same environment (this process's,
+``LANGUAGE=C`` and ``LC_ALL=C`` so git speaks English whatever the user's locale, then the
+repository's variables, then the command's), stdin empty unless fed, and stderr decoded the
+same way with its last newline removed; a failure reads ``git ARGS failed: REASON`` either way.
 
 Variables git exports to hooks (GIT_DIR, GIT_INDEX_FILE, ...) are scrubbed so the tool never
 acts on a repository other than the one it was pointed at; GitPython reads GIT_DIR and its
@@ -51,6 +62,19 @@ GIT_LOCAL_VARS = (
 # GitPython would run the program this names instead of the `git` on PATH, the one that finds
 # the repository here and runs hooks and the merge driver: one run must not mix two gits.
 GITPYTHON_VARS = ("GIT_PYTHON_GIT_EXECUTABLE",)
+# git's messages in English whatever the user's locale, so errors read the same everywhere:
+# what GitPython's ``Git.execute`` sets for every command it runs.
+C_LOCALE = {"LANGUAGE": "C", "LC_ALL": "C"}
+
+
+def git_environment(*layers: Mapping[str, str] | None) -> dict[str, str]:
+    """The environment git runs in: this process's, :data:`C_LOCALE`, then ``layers`` in order
+    (the repository's variables, a command's), as ``Git.execute`` builds it."""
+    env = {**os.environ, **C_LOCALE}
+    for layer in layers:
+        if layer:
+            env.update(layer)
+    return env
 
 
 def scrub_environment() -> None:
@@ -109,6 +133,10 @@ class Runner:
         self._handle: Repo | None = None
         # Parsed trees by object id (immutable, so never stale): name -> (mode, object id).
         self._trees: dict[str, dict[bytes, tuple[int, str]]] = {}
+        # Objects by names that cannot move (see Objects._lookup): name -> (id, type, bytes),
+        # oldest first, and the bytes they hold.
+        self._objects: dict[str, tuple[str, str, bytes]] = {}
+        self._objects_size = 0
 
     def __repr__(self) -> str:
         return f"GitRepo({str(self.path)!r})"
@@ -134,7 +162,13 @@ class Runner:
     def _run(
         self, args: tuple[str, ...], env: Mapping[str, str] | None = None
     ) -> tuple[int, bytes, str]:
-        runner = self._repo.git
+        """``git ARGS``: (exit status, stdout, stderr without its last newline). A plain process
+        while GitPython is not loaded (see the module's docstring), else GitPython's runner."""
+        if self._handle is None:
+            return self._run_plain(args, env=env)
+        if not os.path.isdir(self.path):  # GitPython would run git in this process's directory
+            raise GitError(f"git {' '.join(args)} failed: {self.path} is missing")
+        runner = self._handle.git
         with _failures(f"git {' '.join(args)}"):
             return runner.execute(
                 [os.fspath(runner.GIT_PYTHON_GIT_EXECUTABLE or "git"), *args],
@@ -145,19 +179,25 @@ class Runner:
                 env=env,
             )
 
-    def _run_plain(self, args: tuple[str, ...], stdin: bytes = b"") -> tuple[int, bytes, str]:
-        """``git ARGS`` as one plain process fed ``stdin``, GitPython not loaded: a command that
-        asks git two or three questions and nothing else would pay more for importing GitPython
-        (which runs ``git version`` twice as it loads) than for the questions themselves.
-        Answers as :meth:`_run` does: exit status, stdout, stderr without its last newline."""
+    def _run_plain(
+        self,
+        args: tuple[str, ...],
+        stdin: bytes | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> tuple[int, bytes, str]:
+        """``git ARGS`` as one plain process fed ``stdin`` (none: an empty stdin, as GitPython
+        gives), GitPython not loaded: a command that asks git a few questions and nothing else
+        would pay more for importing GitPython than for the questions themselves. Answers as
+        :meth:`_run` does: exit status, stdout, stderr without its last newline."""
         import subprocess
 
         try:
             proc = subprocess.run(
                 ["git", *args],
                 cwd=self.path,
-                env={**os.environ, **self._env},
+                env=git_environment(self._env, env),
                 input=stdin,
+                stdin=subprocess.DEVNULL if stdin is None else None,
                 capture_output=True,
                 check=False,
             )

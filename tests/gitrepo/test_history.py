@@ -10,11 +10,12 @@ import pytest
 
 from changelog_tools import gitrepo
 from changelog_tools.errors import GitError
-from changelog_tools.gitrepo import open_repo
 from tests.conftest import commit_files, git
+from tests.gitrepo.conftest import Opener
 
 
 def test_message_is_the_whole_message_and_messages_between_leave_merges_out(
+    opened: Opener,
     tmp_path: Path,
 ) -> None:
     git(tmp_path, "init", "-q", "-b", "main")
@@ -25,7 +26,7 @@ def test_message_is_the_whole_message_and_messages_between_leave_merges_out(
     commit_files(tmp_path, {"c": "c\n"}, "on main")
     git(tmp_path, "merge", "-q", "--no-ff", "-m", "merge side", "side")
     two = commit_files(tmp_path, {"d": "d\n"}, "  two  ")
-    repo = open_repo(tmp_path)
+    repo = opened(tmp_path)
     assert repo.message(one) == "first line\n\nbody of one\nCo-authored-by: x\n"
     assert repo.message(one) == git(tmp_path, "log", "-1", "--format=%B", one) + "\n"
     # oldest first, stripped, the merge commit left out, main's own commit and side's in
@@ -37,7 +38,7 @@ def test_message_is_the_whole_message_and_messages_between_leave_merges_out(
     assert repo.messages_between(two, two) == []
 
 
-def test_parents_in_order_and_none_for_a_root(tmp_path: Path) -> None:
+def test_parents_in_order_and_none_for_a_root(opened: Opener, tmp_path: Path) -> None:
     git(tmp_path, "init", "-q", "-b", "main")
     root = commit_files(tmp_path, {"a": "a\n"}, "root")
     git(tmp_path, "checkout", "-qb", "side")
@@ -46,13 +47,13 @@ def test_parents_in_order_and_none_for_a_root(tmp_path: Path) -> None:
     ours = commit_files(tmp_path, {"c": "c\n"}, "ours")
     git(tmp_path, "merge", "-q", "--no-ff", "-m", "merge", "side")
     merge = git(tmp_path, "rev-parse", "HEAD")
-    repo = open_repo(tmp_path)
+    repo = opened(tmp_path)
     assert repo.parents(merge) == [ours, side]
     assert repo.parents(side) == [root]
     assert repo.parents(root) == []
 
 
-def test_history_questions(tmp_path: Path) -> None:
+def test_history_questions(opened: Opener, tmp_path: Path) -> None:
     path = tmp_path / "history"
     path.mkdir()
     git(path, "init", "-q", "-b", "main")
@@ -61,18 +62,20 @@ def test_history_questions(tmp_path: Path) -> None:
     feature = commit_files(path, {"b": "1\n"}, "feature")
     git(path, "checkout", "-q", "main")
     main = commit_files(path, {"c": "1\n"}, "main")
-    repo = gitrepo.open_repo(path)
+    repo = opened(path)
     assert repo.merge_base("feature/x", "main") == base
     assert repo.is_ancestor(base, feature) and repo.is_ancestor(main, main)
     assert not repo.is_ancestor(feature, main)
     assert not repo.is_ancestor("nope", main)
     with pytest.raises(GitError, match="git merge-base nope main failed: fatal: Not a valid"):
         repo.merge_base("nope", "main")
-    assert repo.current_branch() == "main"
+    assert repo.is_ancestor(f"{base}^{{commit}}", "feature/x")
+    branch = gitrepo.open_repo(path)  # HEAD is read through GitPython's Repo
+    assert branch.current_branch() == "main"
     git(path, "checkout", "-q", "feature/x")
-    assert repo.current_branch() == "feature/x"
+    assert branch.current_branch() == "feature/x"
     git(path, "checkout", "-q", "--detach")
-    assert repo.current_branch() is None
+    assert branch.current_branch() is None
 
 
 def test_is_clean_counts_tracked_changes_only(tmp_path: Path) -> None:
@@ -94,6 +97,7 @@ def test_is_clean_counts_tracked_changes_only(tmp_path: Path) -> None:
 
 
 def test_first_parent_changes_are_the_main_line_commits_that_changed_the_file(
+    opened: Opener,
     tmp_path: Path,
 ) -> None:
     repo = tmp_path / "r"
@@ -109,7 +113,7 @@ def test_first_parent_changes_are_the_main_line_commits_that_changed_the_file(
     git(repo, "rm", "-q", "log.yaml")
     git(repo, "commit", "-qm", "drop it")
     dropped = git(repo, "rev-parse", "HEAD")
-    handle = gitrepo.open_repo(repo)
+    handle = opened(repo)
     changes = list(handle.first_parent_changes("main", "log.yaml"))
     # newest first; the side branch's own commit and the commit that left the file alone are
     # not main-line changes of it; the root commit has no parent
@@ -122,32 +126,34 @@ def test_first_parent_changes_are_the_main_line_commits_that_changed_the_file(
     assert side not in {sha for sha, _, _ in changes}
 
 
-def test_file_history_is_git_log_of_the_path_newest_first(tmp_path: Path) -> None:
+def test_file_history_is_git_log_of_the_path_newest_first(opened: Opener, tmp_path: Path) -> None:
     git(tmp_path, "init", "-q", "-b", "main")
     first = commit_files(tmp_path, {"a.md": "one\n"}, "first")
     commit_files(tmp_path, {"b.md": "other\n"}, "unrelated")
     second = commit_files(tmp_path, {"a.md": "two\n"}, "second")
-    history = gitrepo.open_repo(tmp_path).file_history("HEAD", "a.md")
+    history = opened(tmp_path).file_history("HEAD", "a.md")
     assert [(v.commit, v.subject) for v in history] == [(second, "second"), (first, "first")]
     assert history[0].date.startswith("20")  # ISO 8601 committer date
 
 
-def test_symbolic_head_names_the_branch_and_none_when_detached(tmp_path: Path) -> None:
+def test_symbolic_head_names_the_branch_and_none_when_detached(
+    opened: Opener, tmp_path: Path
+) -> None:
     git(tmp_path, "init", "-q", "-b", "main")
     sha = commit_files(tmp_path, {"a": "a\n"}, "a")
-    repo = gitrepo.open_repo(tmp_path)
+    repo = opened(tmp_path)
     assert repo.symbolic_head() == "refs/heads/main"
     git(tmp_path, "checkout", "-q", "--detach", sha)
     assert repo.symbolic_head() is None
 
 
-def test_commits_between_subject_shallow_and_merge_tree(tmp_path: Path) -> None:
+def test_commits_between_subject_shallow_and_merge_tree(opened: Opener, tmp_path: Path) -> None:
     git(tmp_path, "init", "-q", "-b", "main")
     base = commit_files(tmp_path, {"a.txt": "a\n", "b.txt": "b\n"}, "base")
     one = commit_files(tmp_path, {"a.txt": "a1\n"}, "touch a (#12)")
     two = commit_files(tmp_path, {"b.txt": "b1\n"}, "touch b")
     three = commit_files(tmp_path, {"a.txt": "a2\n"}, "touch a again")
-    repo = gitrepo.open_repo(tmp_path)
+    repo = opened(tmp_path)
     assert repo.commits_between(base, three, ["a.txt"]) == [three, one]
     assert repo.commits_between(base, three, ["a.txt", "b.txt"], limit=2) == [three, two]
     assert repo.commits_between(three, three, ["a.txt"]) == []
@@ -163,14 +169,14 @@ def test_commits_between_subject_shallow_and_merge_tree(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("mark", ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85"])
 def test_a_subject_holding_a_character_python_counts_as_a_line_break_stays_one_record(
-    tmp_path: Path, mark: str
+    opened: Opener, tmp_path: Path, mark: str
 ) -> None:
     # str.splitlines() breaks at these too; git's records end at a newline only.
     git(tmp_path, "init", "-q", "-b", "main")
     first = commit_files(tmp_path, {"log.yaml": "a\n"}, "add (#1)")
     subject = f"red{mark}green (#2)"
     second = commit_files(tmp_path, {"log.yaml": "a\nb\n"}, subject)
-    repo = gitrepo.open_repo(tmp_path)
+    repo = opened(tmp_path)
     changes = list(repo.first_parent_changes("main", "log.yaml"))
     assert [(sha, s) for sha, _p, s in changes] == [(second, subject), (first, "add (#1)")]
     history = repo.file_history("main", "log.yaml")

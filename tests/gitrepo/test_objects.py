@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -11,16 +12,17 @@ import pytest
 
 from changelog_tools import gitrepo
 from changelog_tools.errors import GitError
-from changelog_tools.gitrepo import open_repo
+from changelog_tools.gitrepo import objects, open_repo
 from tests.conftest import commit_files, git
+from tests.gitrepo.conftest import Opener
 
 
-def test_tree_of_is_git_rev_parse_of_the_tree(tmp_path: Path) -> None:
+def test_tree_of_is_git_rev_parse_of_the_tree(opened: Opener, tmp_path: Path) -> None:
     git(tmp_path, "init", "-q", "-b", "main")
     one = commit_files(tmp_path, {"a": "a\n", "d/b": "b\n"}, "one")
     empty = commit_files(tmp_path, {}, "empty: the same tree")
     two = commit_files(tmp_path, {"a": "a2\n"}, "two")
-    repo = open_repo(tmp_path)
+    repo = opened(tmp_path)
     for rev in (one, two, "HEAD", "main~1", f"{one}^{{tree}}"):
         assert repo.tree_of(rev) == git(tmp_path, "rev-parse", f"{rev}^{{tree}}")
     assert repo.tree_of(one) == repo.tree_of(empty) != repo.tree_of(two)
@@ -85,13 +87,15 @@ LOOKUPS = [
 
 
 @pytest.mark.parametrize("path", LOOKUPS)
-def test_read_blob_follows_symlinks_as_git_cat_file_does(links: Path, path: str) -> None:
-    repo = gitrepo.open_repo(links)
+def test_read_blob_follows_symlinks_as_git_cat_file_does(
+    opened: Opener, links: Path, path: str
+) -> None:
+    repo = opened(links)
     assert repo.read_blob("HEAD", path) == cat_file(links, "HEAD", path)
 
 
-def test_a_symlink_reads_as_the_file_it_names(links: Path) -> None:
-    repo = gitrepo.open_repo(links)
+def test_a_symlink_reads_as_the_file_it_names(opened: Opener, links: Path) -> None:
+    repo = opened(links)
     read = {path: repo.read_blob("HEAD", path) for path in LOOKUPS}
     assert read["dir/sub/upup"] == b"impl\n"
     assert read["linkdir/sub/b.txt"] == read["to_dir/b.txt"] == b"b\n"
@@ -100,6 +104,7 @@ def test_a_symlink_reads_as_the_file_it_names(links: Path) -> None:
 
 
 def test_read_blob_reads_names_git_can_hold_and_refuses_unknown_revisions(
+    opened: Opener,
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "names"
@@ -113,7 +118,7 @@ def test_read_blob_reads_names_git_can_hold_and_refuses_unknown_revisions(
     os.write(fd, b"latin-1\n")
     os.close(fd)
     commit_with_submodule(path, "1" * 40)
-    repo = gitrepo.open_repo(path)
+    repo = opened(path)
     assert repo.read_blob("HEAD", "new\nline.txt") == b"newline\n"
     assert repo.read_blob("HEAD", "sp ace.txt") == b"space\n"
     assert repo.read_blob("HEAD", "überall/ä.sh") == b"umlaut\n"
@@ -187,14 +192,14 @@ def test_first_commit_is_the_first_name_of_a_commit(tmp_path: Path) -> None:
     assert loaded.first_commit(("nope", tree)) is None
 
 
-def test_names_resolve_as_git_rev_parse_resolves_them(tmp_path: Path) -> None:
+def test_names_resolve_as_git_rev_parse_resolves_them(opened: Opener, tmp_path: Path) -> None:
     path = tmp_path / "names"
     path.mkdir()
     git(path, "init", "-q", "-b", "main")
     first = commit_files(path, {"a": "1\n"}, "one")
     second = commit_files(path, {"a": "2\n"}, "two")
     git(path, "tag", "-a", "-m", "annotated", "v1", first)
-    repo = gitrepo.open_repo(path)
+    repo = opened(path)
     assert repo.rev_parse("HEAD") == second
     assert repo.rev_parse("main~1") == repo.rev_parse("v1") == first  # a tag peels to its commit
     assert repo.rev_parse(second[:10]) == second
@@ -205,6 +210,10 @@ def test_names_resolve_as_git_rev_parse_resolves_them(tmp_path: Path) -> None:
         assert not repo.has_commit(bad)
     with pytest.raises(GitError, match="'nope' names no commit"):
         repo.rev_parse("nope")
+    # A name that is not UTF-8 is never sent (GitPython's reader refuses it), either way.
+    subprocess.run(["git", "update-ref", b"refs/heads/caf\xe9", first], cwd=path, check=True)
+    assert repo.try_rev_parse(os.fsdecode(b"refs/heads/caf\xe9")) is None
+    assert repo.try_rev_parse("refs/heads/café") is None  # another branch: no such name
     # the reader is still in step after every refusal
     assert repo.rev_parse("HEAD") == second
 
@@ -247,9 +256,11 @@ def listed(path: Path, *args: str) -> list[str]:
     return [name for name in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if name]
 
 
-def test_changed_paths_is_git_diff_name_only_in_its_order(trees: tuple[Path, str, str]) -> None:
+def test_changed_paths_is_git_diff_name_only_in_its_order(
+    opened: Opener, trees: tuple[Path, str, str]
+) -> None:
     path, left, right = trees
-    repo = gitrepo.open_repo(path)
+    repo = opened(path)
     for a, b in ((left, right), (right, left), (left, left), ("main~1", "main")):
         expected = listed(path, "diff", "--name-only", "-z", "--no-renames", a, b)
         assert repo.changed_paths(a, b) == expected
@@ -260,9 +271,11 @@ def test_changed_paths_is_git_diff_name_only_in_its_order(trees: tuple[Path, str
         repo.changed_paths("nope", right)
 
 
-def test_tree_changes_is_git_diff_tree_in_its_order(trees: tuple[Path, str, str]) -> None:
+def test_tree_changes_is_git_diff_tree_in_its_order(
+    opened: Opener, trees: tuple[Path, str, str]
+) -> None:
     path, left, right = trees
-    repo = gitrepo.open_repo(path)
+    repo = opened(path)
     for a, b in ((left, right), (right, left), (left, left)):
         ta, tb = (git(path, "rev-parse", f"{c}^{{tree}}") for c in (a, b))
         expected = listed(path, "diff-tree", "-r", "-z", "--name-only", "--no-renames", ta, tb)
@@ -273,10 +286,11 @@ def test_tree_changes_is_git_diff_tree_in_its_order(trees: tuple[Path, str, str]
 
 
 def test_same_file_only_for_one_regular_file_at_both_revisions(
+    opened: Opener,
     trees: tuple[Path, str, str],
 ) -> None:
     path, left, right = trees
-    repo = gitrepo.open_repo(path)
+    repo = opened(path)
     assert repo.same_file(left, right, "same/deep/a.txt")
     assert not repo.same_file(left, right, "edit/x.sh")  # edited
     assert not repo.same_file(left, right, "mode.sh")  # mode changed
@@ -286,8 +300,10 @@ def test_same_file_only_for_one_regular_file_at_both_revisions(
     assert not repo.same_file("nope", right, "same/deep/a.txt")
 
 
-def test_tree_entries_list_every_blob_as_git_ls_tree_with_symlinks_by_mode(links: Path) -> None:
-    repo = gitrepo.open_repo(links)
+def test_tree_entries_list_every_blob_as_git_ls_tree_with_symlinks_by_mode(
+    opened: Opener, links: Path
+) -> None:
+    repo = opened(links)
     entries = {e.path: e for e in repo.tree_entries("HEAD")}
     listed = git(links, "ls-tree", "-r", "--name-only", "--full-tree", "HEAD").splitlines()
     assert sorted(entries) == sorted(listed)
@@ -295,7 +311,7 @@ def test_tree_entries_list_every_blob_as_git_ls_tree_with_symlinks_by_mode(links
     assert entries["top.txt"].sha == git(links, "rev-parse", "HEAD:top.txt")
 
 
-def test_read_blob_from_a_known_copy_is_exactly_the_blob(tmp_path: Path) -> None:
+def test_read_blob_from_a_known_copy_is_exactly_the_blob(opened: Opener, tmp_path: Path) -> None:
     # Whatever copy the caller offers, the answer is the committed blob's bytes: taken from
     # the copy only when git's id of those bytes is the blob's id (worth_from=0: even for
     # files this small).
@@ -304,7 +320,7 @@ def test_read_blob_from_a_known_copy_is_exactly_the_blob(tmp_path: Path) -> None
     head = base + b"\n- three\n"
     first = commit_files(tmp_path, {"log.yaml": base.decode(), "other": "x\n"}, "one")
     second = commit_files(tmp_path, {"log.yaml": head.decode()}, "two")
-    repo = open_repo(tmp_path)
+    repo = opened(tmp_path)
 
     def read(rev: str, known: bytes, path: str = "log.yaml") -> bytes | None:
         return repo.read_blob_from(rev, path, known, worth_from=0)
@@ -328,15 +344,110 @@ def test_read_blob_from_a_known_copy_is_exactly_the_blob(tmp_path: Path) -> None
         assert read(rev, head) == said.stdout
 
 
-def test_read_blob_from_proves_a_large_copy_and_reads_a_small_one_as_is(tmp_path: Path) -> None:
+def test_read_blob_from_proves_a_large_copy_and_reads_a_small_one_as_is(
+    opened: Opener, tmp_path: Path
+) -> None:
     git(tmp_path, "init", "-q", "-b", "main")
     base = b"".join(b"- entry %d\n\n" % i for i in range(120_000))  # over 1 MiB
     first = commit_files(tmp_path, {"log.yaml": base.decode()}, "one")
     head = base + b"- the new one\n"
     second = commit_files(tmp_path, {"log.yaml": head.decode()}, "two")
-    repo = open_repo(tmp_path)
+    repo = opened(tmp_path)
     assert len(base) > 1 << 20
     assert repo.read_blob_from(second, "log.yaml", head) == head
     assert repo.read_blob_from(first, "log.yaml", head) == base
     assert repo.read_blob_from(first, "log.yaml", b"x" + head[1:]) == base  # not its start
     assert repo.read_blob_from(second, "log.yaml", b"small") == head
+
+
+def counting_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Put a `git` first on PATH that logs each command line and runs the real git; its log."""
+    real = shutil.which("git")
+    assert real is not None
+    log, bin_dir = tmp_path / "git.log", tmp_path / "counting-bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {real} "$@"\n')
+    (bin_dir / "git").chmod(0o755)
+    log.write_text("")
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return log
+
+
+def test_objects_named_by_full_ids_are_read_once_and_moving_names_every_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    first = commit_files(tmp_path, {"a": "1\n", "d/b": "b\n"}, "one")
+    tree = git(tmp_path, "rev-parse", f"{first}^{{tree}}")
+    repo = open_repo(tmp_path)
+    log = counting_git(tmp_path, monkeypatch)
+
+    def asked() -> list[str]:
+        return log.read_text().splitlines()
+
+    assert repo.read_blob(first, "d/b") == b"b\n"
+    # the commit and its tree in one process, then the subtree and the blob
+    assert asked() == ["cat-file --batch"] * 3
+    assert repo.read_blob(first, "d/b") == b"b\n"
+    assert repo.rev_parse(first) == first and repo.has_commit(first)
+    assert repo.tree_of(first) == tree
+    assert repo.read_blob(first, "a") == b"1\n"
+    assert asked() == ["cat-file --batch"] * 4  # only the blob `a` was new
+    # HEAD, a branch and an abbreviated id can come to name another commit: asked every time
+    assert repo.read_blob("HEAD", "a") == b"1\n"
+    assert repo.rev_parse(first[:12]) == first
+    assert len(asked()) == 6
+    second = commit_files(tmp_path, {"a": "2\n"}, "two")
+    assert repo.read_blob("HEAD", "a") == repo.read_blob("main", "a") == b"2\n"
+    assert repo.rev_parse("HEAD") == second
+    assert repo._handle is None
+
+
+def test_the_object_memory_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    commit_files(tmp_path, {f"f{i}": f"{i}\n" for i in range(8)}, "eight files")
+    blobs = [git(tmp_path, "rev-parse", f"HEAD:f{i}") for i in range(8)]
+    monkeypatch.setattr(objects, "_MEMO_NAMES", 3)
+    repo = open_repo(tmp_path)
+    assert [repo.read_object(b) for b in blobs] == [f"{i}\n".encode() for i in range(8)]
+    assert list(repo._objects) == blobs[-3:]  # the newest, the oldest gone
+    assert repo._objects_size == 6
+    log = counting_git(tmp_path, monkeypatch)
+    assert repo.read_object(blobs[0]) == b"0\n"  # forgotten: asked again
+    assert repo.read_object(blobs[7]) == b"7\n"  # remembered
+    assert log.read_text().splitlines() == ["cat-file --batch"]
+
+
+def test_a_missing_object_is_asked_again_once_git_has_it(opened: Opener, tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    commit_files(tmp_path, {"a": "1\n"}, "one")
+    repo = opened(tmp_path)
+    sha = subprocess.run(
+        ["git", "hash-object", "--stdin"], cwd=tmp_path, input=b"later\n",
+        capture_output=True, check=True,
+    ).stdout.decode().strip()  # fmt: skip
+    for name in (sha, f"{sha}^{{commit}}", f"{sha}^{{tree}}"):
+        assert repo._lookup(name) is None
+    with pytest.raises(GitError, match=f"git object {sha} is missing"):
+        repo.read_object(sha)
+    subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"], cwd=tmp_path, input=b"later\n", check=True,
+        capture_output=True,
+    )  # fmt: skip
+    assert repo.read_object(sha) == b"later\n"
+    assert repo._lookup(f"{sha}^{{commit}}") is None  # a blob peels to no commit
+
+
+def test_a_sha256_repository_reads_as_a_sha1_one(tmp_path: Path) -> None:
+    # GitPython's reader takes 40-digit ids only; the plain reader and the tree parser take
+    # either length.
+    git(tmp_path, "init", "-q", "-b", "main", "--object-format=sha256")
+    first = commit_files(tmp_path, {"a": "1\n", "d/b": "b\n"}, "one")
+    (tmp_path / "link").symlink_to("d/b")
+    second = commit_files(tmp_path, {"a": "2\n"}, "two")
+    repo = open_repo(tmp_path)
+    assert len(first) == 64 and repo.rev_parse("HEAD") == second
+    assert repo.read_blob(first, "d/b") == repo.read_blob(second, "link") == b"b\n"
+    assert repo.read_blob(second, "a") == b"2\n"
+    assert repo.changed_paths(first, second) == ["a", "link"]
+    assert repo.tree_of(second) == git(tmp_path, "rev-parse", f"{second}^{{tree}}")

@@ -4,6 +4,7 @@ imported only when a question needs it, and the repository's settings."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,15 +13,19 @@ import pytest
 
 from changelog_tools import gitrepo
 from changelog_tools.errors import GitError
+from changelog_tools.gitrepo.runner import git_environment
 from tests.conftest import commit_files, git
+from tests.gitrepo.conftest import Opener
 
 
-def test_git_commands_answer_in_plain_values_and_fail_in_one_line(tmp_path: Path) -> None:
+def test_git_commands_answer_in_plain_values_and_fail_in_one_line(
+    opened: Opener, tmp_path: Path
+) -> None:
     path = tmp_path / "run"
     path.mkdir()
     git(path, "init", "-q", "-b", "main")
     commit_files(path, {"a": "1\n"}, "base")
-    repo = gitrepo.open_repo(path)
+    repo = opened(path)
     assert repo.git("rev-parse", "--abbrev-ref", "HEAD") == "main"
     assert repo.git("ls-files", "-z", strip=False) == "a\0"
     assert repo.git("cat-file", "-p", "HEAD:a", strip=False) == "1\n"
@@ -92,12 +97,15 @@ def test_gitpython_is_imported_only_when_a_question_needs_it(tmp_path: Path) -> 
         "repo = gitrepo.open_repo('.')\n"
         "gitrepo.operation_in_progress(repo), gitrepo.repo_relative(repo, 'f')\n"
         "print(sorted(m for m in ('git', 'gitdb') if m in sys.modules))\n"
-        "repo.rev_parse('HEAD')\n"
+        "repo.rev_parse('HEAD'), repo.read_blob('HEAD', 'f'), repo.merge_base('HEAD', 'HEAD')\n"
+        "repo.is_ancestor('HEAD', 'HEAD'), repo.git('log', '-1')\n"
+        "print(sorted(m for m in ('git', 'gitdb') if m in sys.modules))\n"
+        "repo.current_branch()\n"
         "print(sorted(m for m in ('git', 'gitdb') if m in sys.modules))\n"
     )
     proc = run_python(code, path, dict(os.environ))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == ["[]", "['git', 'gitdb']"]
+    assert proc.stdout.splitlines() == ["[]", "[]", "['git', 'gitdb']"]
 
 
 def test_without_git_every_question_is_one_git_error(tmp_path: Path) -> None:
@@ -106,14 +114,24 @@ def test_without_git_every_question_is_one_git_error(tmp_path: Path) -> None:
     git(path, "init", "-q", "-b", "main")
     commit_files(path, {"f": "f\n"}, "base")
     code = (
+        "import os, sys\n"
         "from pathlib import Path\n"
         "from changelog_tools.errors import GitError\n"
         "from changelog_tools.gitrepo import GitRepo, open_repo\n"
+        "loaded = open_repo('.')\n"
+        "loaded._repo  # GitPython opened while git was there\n"
+        "os.environ['PATH'] = sys.argv[1]\n"
+        "def plain(): return GitRepo(path=Path('.'), git_dir=Path('.git'))\n"
         "for ask in (lambda: open_repo('.'),\n"
-        "            lambda: GitRepo(path=Path('.'), git_dir=Path('.git')).rev_parse('HEAD'),\n"
-        "            lambda: GitRepo(path=Path('.'), git_dir=Path('.git')).merge_base('a', 'b'),\n"
-        "            lambda: GitRepo(path=Path('.'), git_dir=Path('.git')).first_commit(('a',)),\n"
-        "            lambda: GitRepo(path=Path('.'), git_dir=Path('.git')).read_blob_once('a', 'f')):\n"
+        "            lambda: plain().rev_parse('HEAD'),\n"
+        "            lambda: plain().merge_base('a', 'b'),\n"
+        "            lambda: plain().first_commit(('a',)),\n"
+        "            lambda: plain().read_blob_once('a', 'f'),\n"
+        "            lambda: plain().git('log'),\n"
+        "            lambda: plain().read_blob('HEAD', 'f'),\n"
+        "            lambda: loaded.rev_parse('HEAD'),\n"
+        "            lambda: loaded.git('log'),\n"
+        "            lambda: loaded.merge_base('a', 'b')):\n"
         "    try:\n"
         "        ask()\n"
         "    except GitError as exc:\n"
@@ -121,28 +139,78 @@ def test_without_git_every_question_is_one_git_error(tmp_path: Path) -> None:
     )
     empty = tmp_path / "empty-path"
     empty.mkdir()
-    proc = run_python(code, path, {**os.environ, "PATH": str(empty)})
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(empty)], cwd=path, capture_output=True, text=True,
+        check=False,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == ["git is not installed (no `git` on PATH)"] * 5
+    assert proc.stdout.splitlines() == ["git is not installed (no `git` on PATH)"] * 10
 
 
-def test_a_failing_git_command_is_one_line_even_when_git_prints_nothing(repo: Path) -> None:
-    from changelog_tools.errors import GitError
-
+def test_a_failing_git_command_is_one_line_even_when_git_prints_nothing(
+    opened: Opener, repo: Path
+) -> None:
     git(repo, "checkout", "-q", "--orphan", "unrelated")
     commit_files(repo, {"x": "y\n"}, "unrelated root")
-    plain = gitrepo.open_repo(repo)  # GitPython not loaded: a plain git process answers
-    with pytest.raises(GitError) as caught:
-        plain.merge_base("unrelated", "main")
-    assert caught.value.message == "unrelated and main have no common ancestor"
-    assert plain._handle is None
-    handle = gitrepo.open_repo(repo)
-    with pytest.raises(GitError) as caught:
-        handle.git("merge-base", "unrelated", "main")  # exits 1 and says nothing
-    assert caught.value.message == "git merge-base unrelated main failed: exit status 1"
+    handle = opened(repo)
     with pytest.raises(GitError) as caught:
         handle.merge_base("unrelated", "main")
     assert caught.value.message == "unrelated and main have no common ancestor"
+    with pytest.raises(GitError) as caught:
+        handle.git("merge-base", "unrelated", "main")  # exits 1 and says nothing
+    assert caught.value.message == "git merge-base unrelated main failed: exit status 1"
+    assert handle.git_status("merge-base", "unrelated", "main") == (1, "", "")
+    assert not handle.is_ancestor("unrelated", "main")
+
+
+def test_git_runs_in_the_environment_gitpythons_runner_gives_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # git prints the environment it runs commands in (an alias runs a shell): the same both
+    # ways, the user's locale replaced by C (so git's messages are English), the repository's
+    # variables and then the command's on top.
+    git(tmp_path, "init", "-q", "-b", "main")
+    commit_files(tmp_path, {"a": "1\n"}, "base")
+    monkeypatch.setenv("LANG", "de_DE.UTF-8")
+    monkeypatch.setenv("LC_ALL", "de_DE.UTF-8")
+    monkeypatch.setenv("LANGUAGE", "de")
+    monkeypatch.setenv("TOOL_PROBE", "process")
+    said = []
+    for force in (False, True):
+        repo = gitrepo.open_repo(tmp_path)
+        if force:
+            assert repo._repo is not None
+        repo.update_environment(TOOL_PROBE="repository", TOOL_REPO="yes")
+        out = repo.git("-c", "alias.env=!env", "env", env={"TOOL_COMMAND": "yes"})
+        assert repo._gitpython_loaded == force
+        said.append(sorted(out.split("\n")))
+    assert said[0] == said[1]
+    env = dict(line.partition("=")[::2] for line in said[0])
+    assert (env["LC_ALL"], env["LANGUAGE"], env["LANG"]) == ("C", "C", "de_DE.UTF-8")
+    assert env["TOOL_PROBE"] == "repository" and env["TOOL_REPO"] == env["TOOL_COMMAND"] == "yes"
+    assert git_environment({"LC_ALL": "x"}, None)["LC_ALL"] == "x"  # layers go on top of C
+
+
+def test_a_failure_reads_the_same_whichever_way_git_ran(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    commit_files(tmp_path, {"a": "1\n"}, "base")
+    said = []
+    for force in (False, True):
+        repo = gitrepo.open_repo(tmp_path)
+        if force:
+            assert repo._repo is not None
+        messages = []
+        for args in (("checkout", "nope"), ("merge-base", "nope", "HEAD"), ("log", "-1", "x..")):
+            with pytest.raises(GitError) as caught:
+                repo.git(*args)
+            messages.append(caught.value.message)
+        messages.append(repo.git_status("rev-parse", "--verify", "nope"))
+        said.append(messages)
+    assert said[0] == said[1]
+    assert said[0][0] == (
+        "git checkout nope failed: error: pathspec 'nope' did not match any file(s) known to git"
+    )
+    assert said[0][3] == (128, "", "fatal: Needed a single revision")
 
 
 def test_config_get_and_set_and_stage(tmp_path: Path) -> None:
@@ -155,3 +223,22 @@ def test_config_get_and_set_and_stage(tmp_path: Path) -> None:
     (tmp_path / "new.txt").write_text("new\n")
     repo.stage("new.txt")
     assert git(tmp_path, "diff", "--cached", "--name-only") == "new.txt"
+
+
+def test_a_repository_deleted_mid_run_is_a_git_error_never_another_repositorys_answer(
+    opened: Opener, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, elsewhere = tmp_path / "gone", tmp_path / "elsewhere"
+    for where in (path, elsewhere):
+        where.mkdir()
+        git(where, "init", "-q", "-b", "main")
+        commit_files(where, {"a": f"{where.name}\n"}, where.name)
+    monkeypatch.chdir(elsewhere)  # the process's own directory is another repository
+    repo = opened(path)
+    assert repo.read_blob("HEAD", "a") == b"gone\n"
+    shutil.rmtree(path)
+    with pytest.raises(GitError) as caught:
+        repo.git("log", "-1", "--format=%s")
+    assert caught.value.message == f"git log -1 --format=%s failed: {path} is missing"
+    with pytest.raises(GitError):
+        repo.rev_parse("main")
