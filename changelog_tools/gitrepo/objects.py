@@ -501,7 +501,11 @@ def _tree_entries(oid: str, data: bytes) -> dict[bytes, tuple[int, str]]:
     """The entries of the tree ``oid`` whose bytes are ``data``: name -> (mode, object id).
 
     A tree is a run of ``MODE SP NAME NUL ID`` records, the id raw (20 bytes for SHA-1, 32 for
-    SHA-256: as long as half of ``oid``'s hex). Names stay bytes: git's names are."""
+    SHA-256: as long as half of ``oid``'s hex). Names stay bytes: git's names are.
+
+    Written here rather than taken from GitPython (``git.objects.fun.tree_entries_from_data``):
+    importing that module loads the whole library, which is what reading without GitPython
+    avoids, and it assumes 20-byte ids, so it cannot read a SHA-256 repository's trees."""
     width = len(oid) // 2
     entries = {}
     at = 0
