@@ -17,7 +17,7 @@ from typing import Any
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
 from changelog_tools.errors import GitError, UsageError
-from changelog_tools.fsutil import read_input
+from changelog_tools.fsutil import read_input, read_regular_file
 from changelog_tools.ledger import appendonly
 from changelog_tools.ledger.appended import AppendedEntry as AppendedEntry
 from changelog_tools.ledger.checkmode import EventContext as EventContext
@@ -203,7 +203,11 @@ def _run_git(
     # The work tree's copy of HEAD's file and the head's file itself are what the two blobs
     # usually are (or begin): read that way, git only confirms them by id instead of sending
     # two whole files, which on a long history is most of what git mode adds.
-    worktree = _worktree_bytes(repo.path / changelog) if head_ref == "HEAD" else None
+    worktree = (
+        read_regular_file(repo.path / changelog, max_size=config.max_file_size)
+        if head_ref == "HEAD"
+        else None
+    )
     head = (
         repo.read_blob_from(head_sha, changelog, worktree)
         if worktree is not None
@@ -411,12 +415,3 @@ def _config_at_base(
             hint="merge the configuration change on its own first, if it is meant",
         )
     ]
-
-
-def _worktree_bytes(path: Path) -> bytes | None:
-    """The working-tree file at ``path``; None when it cannot be read (deleted, or not a file:
-    git status tells the rest)."""
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
