@@ -51,7 +51,7 @@ def run_check(
     event = github_context(env, main_branch=config.main_branch)
     mode, pr = resolve_mode(request, event)
     file_mode = request.head_file is not None or request.base_file is not None
-    if file_mode and (request.base_ref or request.head_ref):
+    if file_mode and (request.base_ref is not None or request.head_ref is not None):
         raise UsageError("use either --base-file/--head-file or --base-ref/--head-ref, not both")
     if file_mode:
         return _run_files(request, config, mode=mode, pr=pr, say=say)
@@ -188,13 +188,19 @@ def _run_git(
     from changelog_tools import gitrepo
 
     repo = gitrepo.open_repo(config.root)
-    head_ref = request.head_ref or (event.head if event and event.head else None) or "HEAD"
+    # An empty --base-ref/--head-ref is refused as a revision that does not exist (as
+    # canonicalize refuses it), never read as "not given".
+    head_ref = (
+        request.head_ref
+        if request.head_ref is not None
+        else (event.head if event and event.head else None) or "HEAD"
+    )
     head_sha = _commit(repo, head_ref)
     pushed = mode == "main" and event is not None and event.mode == "main"
     base = _pick_base(repo, request, config, event=event if pushed else None, head_ref=head_ref,
                       head_sha=head_sha)  # fmt: skip
     config, base, config_notes = _trusted_config(
-        repo, config, base, head_sha=head_sha, fixed=bool(request.base_ref) or pushed
+        repo, config, base, head_sha=head_sha, fixed=request.base_ref is not None or pushed
     )
     changelog = _changelog_path(repo, request, config)
     if mode == "main" and pr is None and base.sha:
@@ -269,7 +275,7 @@ def _pick_base(
 ) -> _Base:
     """The base named on the command line; for a push to main (``event``) the pushed range;
     else the merge-base with the main branch."""
-    if request.base_ref:
+    if request.base_ref is not None:
         return _Base(_commit(repo, request.base_ref), request.base_ref)
     if event is None:
         return _merge_base(repo, head_sha, config)

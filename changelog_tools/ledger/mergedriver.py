@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from changelog_tools import __version__
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
 from changelog_tools.errors import ChangelogToolsError, GitError, UsageError
@@ -463,8 +464,8 @@ def gone_message(python: str) -> str:
         f"the Python it was installed with ({python}) is gone (was its virtualenv removed?), or "
         "changelog-tools was uninstalled from it, so "
         "the file was not resolved; git's conflict markers are in it. Reinstall: `pip install "
-        "perf-changelog-tools`, run `changelog-tools install-merge-driver`, then `changelog-tools "
-        "resolve` (or resolve by hand)."
+        f"perf-changelog-tools=={__version__}`, run `changelog-tools install-merge-driver`, then "
+        "`changelog-tools resolve` (or resolve by hand)."
     )
 
 

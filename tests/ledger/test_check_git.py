@@ -462,3 +462,14 @@ def test_a_work_tree_changelog_replaced_by_a_fifo_is_not_opened(repo: Path) -> N
     proc = run_cli("check", "--pr", "7", cwd=repo, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout == "check: OK\n"
+
+
+@pytest.mark.parametrize("option", ["--base-ref", "--head-ref"])
+def test_an_empty_ref_is_refused_as_canonicalize_refuses_it(repo: Path, option: str) -> None:
+    branch(repo, "feature", {"perf-changelog.yaml": appended(entry(KEY))})
+    proc = run_cli("check", "--pr", "7", option, "", cwd=repo)
+    canonicalize = run_cli("canonicalize", "--pr", "7", "--base-ref", "", cwd=repo)
+    assert (proc.returncode, canonicalize.returncode) == (2, 2), proc.stdout + proc.stderr
+    assert proc.stderr.startswith(f"error: unknown revision '' in {repo}\n"), proc.stderr
+    assert canonicalize.stderr.splitlines()[:2] == proc.stderr.splitlines()[:2]
+    assert proc.stdout == ""

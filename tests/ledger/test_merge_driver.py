@@ -516,6 +516,11 @@ def test_a_vanished_driver_interpreter_says_how_to_reinstall_and_leaves_markers(
     assert unmerged(repo) == [CHANGELOG]
     assert f"({gone}) is gone (was its virtualenv removed?)" in proc.stderr
     assert "changelog-tools install-merge-driver" in proc.stderr
+    # The reinstall command is the one docs/merging.md gives: the distribution, this release.
+    reinstall = f"pip install perf-changelog-tools=={__version__}"
+    assert f"`{reinstall}`" in proc.stderr
+    docs = Path(__file__).resolve().parents[2] / "docs" / "merging.md"
+    assert f"`{reinstall}`" in docs.read_text(encoding="utf-8")
     assert "perf-changelog.yaml" in proc.stderr.split("is gone")[0]
     text = read(repo)
     assert b"<<<<<<< ours" in text and b">>>>>>> theirs" in text
