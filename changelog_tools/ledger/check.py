@@ -188,13 +188,7 @@ def _run_git(
     from changelog_tools import gitrepo
 
     repo = gitrepo.open_repo(config.root)
-    # An empty --base-ref/--head-ref is refused as a revision that does not exist (as
-    # canonicalize refuses it), never read as "not given".
-    head_ref = (
-        request.head_ref
-        if request.head_ref is not None
-        else (event.head if event and event.head else None) or "HEAD"
-    )
+    head_ref = _head_ref(request, event)
     head_sha = _commit(repo, head_ref)
     pushed = mode == "main" and event is not None and event.mode == "main"
     base = _pick_base(repo, request, config, event=event if pushed else None, head_ref=head_ref,
@@ -209,11 +203,7 @@ def _run_git(
     # The work tree's copy of HEAD's file and the head's file itself are what the two blobs
     # usually are (or begin): read that way, git only confirms them by id instead of sending
     # two whole files, which on a long history is most of what git mode adds.
-    worktree = (
-        read_regular_file(repo.path / changelog, max_size=config.max_file_size)
-        if head_ref == "HEAD"
-        else None
-    )
+    worktree = _worktree_copy(repo.path / changelog, head_ref, config)
     head = (
         repo.read_blob_from(head_sha, changelog, worktree)
         if worktree is not None
@@ -262,6 +252,23 @@ def _run_git(
     if head_ref == "HEAD" and worktree is not None and worktree != head:
         result.report.extend([_uncommitted_warning(changelog, head_sha)])
     return result
+
+
+def _worktree_copy(path: Path, head_ref: str, config: Config) -> bytes | None:
+    """The work tree's changelog when the head is HEAD, for git to confirm by id; None when it
+    is not a regular file within ``max-file-size`` (a link to /dev/zero, a FIFO: git's copy is
+    read instead, and judged the same)."""
+    if head_ref != "HEAD":
+        return None
+    return read_regular_file(path, max_size=config.max_file_size)
+
+
+def _head_ref(request: Request, event: EventContext | None) -> str:
+    """The head revision: given, the event's, or HEAD. An empty --head-ref (or --base-ref) is
+    a revision that does not exist, refused as canonicalize refuses it, never "not given"."""
+    if request.head_ref is not None:
+        return request.head_ref
+    return (event.head if event and event.head else None) or "HEAD"
 
 
 def _pick_base(
