@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from changelog_tools import __version__
+
 
 class ExitCode(IntEnum):
     """Process exit codes. Each means exactly one thing."""
@@ -117,6 +119,7 @@ def missing_dependency(exc: BaseException) -> MissingDependencyError | None:
         if any(name == m or name.startswith(f"{m}.") or m.startswith(f"{name}.") for m in modules):
             return MissingDependencyError(
                 f"this command needs {distribution}, which is not installed (no module named "
-                f"{name!r}): install the tool with its dependencies: pip install changelog-tools"
+                f"{name!r}): install the tool with its dependencies: "
+                f"pip install perf-changelog-tools=={__version__}"
             )
     return None

@@ -258,3 +258,38 @@ def read_input(path: Path | str, shown: str | None = None, *, max_size: int | No
         raise UsageError(f"{label}: is a directory, not a file") from None
     except OSError as exc:
         raise UsageError(f"{label}: cannot read: {exc.strerror}") from None
+
+
+def read_regular_file(path: Path | str, *, max_size: int) -> bytes | None:
+    """Bytes of ``path`` when it is a regular file of at most ``max_size`` bytes, else None.
+
+    For a copy a caller may do without (git holds the same bytes): a symbolic link, a pipe, a
+    device, a directory, a missing or unreadable file and a file over the limit all give None,
+    without following the link or blocking on the open, and never more than ``max_size + 1``
+    bytes are read (the file may grow between the size check and the read).
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        # Checked again on what was opened: the path may have been swapped since the lstat.
+        if not stat.S_ISREG(st.st_mode) or st.st_size > max_size:
+            return None
+        chunks: list[bytes] = []
+        total = 0
+        while total <= max_size:
+            chunk = os.read(fd, min(_CHUNK, max_size + 1 - total))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            total += len(chunk)
+        return None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from changelog_tools import __version__
 from changelog_tools.cli import printable
 from tests.conftest import run_cli
 
@@ -155,7 +156,7 @@ def test_a_missing_dependency_is_a_usage_error_naming_it(
     assert proc.returncode == 2, proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and f"needs {distribution}," in errors[0]
-    assert "pip install changelog-tools" in errors[0]
+    assert "pip install perf-changelog-tools==" + __version__ in errors[0]
     assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
     assert _crash_logs(example_repo) == []
 

@@ -8,6 +8,7 @@ import re
 import tomllib
 from pathlib import Path
 
+from changelog_tools import __version__
 from changelog_tools.errors import DEPENDENCY_MODULES, MissingDependencyError, missing_dependency
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +44,9 @@ def test_each_installed_dependency_provides_the_modules_the_table_names() -> Non
 def test_only_a_declared_dependency_is_a_missing_dependency() -> None:
     found = missing_dependency(ModuleNotFoundError("No module named 'github'", name="github"))
     assert isinstance(found, MissingDependencyError)
-    assert "PyGithub" in str(found) and "pip install changelog-tools" in str(found)
+    assert "PyGithub" in str(found) and "pip install perf-changelog-tools==" + __version__ in str(
+        found
+    )
     sub = ModuleNotFoundError("x", name="github.Auth")
     assert isinstance(missing_dependency(sub), MissingDependencyError)
     parent = missing_dependency(ModuleNotFoundError("x", name="ruamel"))

@@ -214,3 +214,24 @@ def test_atomic_write_syncs_to_disk_unless_told_not_to(
     assert target.stat().st_mode & 0o777 == 0o640  # the file's mode is kept either way
     assert len(synced) == (1 if sync else 0)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.yaml"]
+
+
+def test_read_regular_file_reads_only_a_regular_file_within_the_limit(tmp_path: Path) -> None:
+    small = tmp_path / "small"
+    small.write_bytes(b"abc")
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * 11)
+    link = tmp_path / "link"
+    link.symlink_to(small)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert fsutil.read_regular_file(small, max_size=10) == b"abc"
+    assert fsutil.read_regular_file(big, max_size=10) is None
+    assert fsutil.read_regular_file(big, max_size=11) == b"x" * 11
+    # A link is not followed even to a regular file; a pipe is not opened for reading (which
+    # would wait for a writer); a device, a directory and a missing file are no file either.
+    assert fsutil.read_regular_file(link, max_size=10) is None
+    assert fsutil.read_regular_file(fifo, max_size=10) is None
+    assert fsutil.read_regular_file("/dev/zero", max_size=10) is None
+    assert fsutil.read_regular_file(tmp_path, max_size=10) is None
+    assert fsutil.read_regular_file(tmp_path / "missing", max_size=10) is None

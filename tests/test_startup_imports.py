@@ -347,3 +347,10 @@ def test_jsonschema_loads_only_for_an_entry_the_schema_read_directly_cannot_acce
     code, modules = loaded(files, "validate", name)
     assert code == expect
     assert present(modules, "jsonschema") == jsonschema
+
+
+def test_canonicalize_in_git_mode_runs_git_without_gitpython(repo: Path) -> None:
+    code, modules = loaded(repo, "canonicalize", "--pr", "5", "--check")
+    assert code == 1  # the placeholder would be replaced: the base was read from git
+    assert present(modules, "changelog_tools.gitrepo") == ["changelog_tools.gitrepo"]
+    assert present(modules, *LOCAL_ABSENT, *GITPYTHON) == []

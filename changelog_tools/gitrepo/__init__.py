@@ -24,6 +24,7 @@ from changelog_tools.gitrepo.conflicts import (
     operation_in_progress,
     read_index_stages,
     read_object,
+    rebase_stop,
     special_head,
 )
 from changelog_tools.gitrepo.history import FileVersion
@@ -52,6 +53,7 @@ __all__ = [
     "operation_in_progress",
     "read_index_stages",
     "read_object",
+    "rebase_stop",
     "repo_relative",
     "scrub_environment",
     "special_head",

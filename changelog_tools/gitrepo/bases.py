@@ -27,6 +27,12 @@ def default_base(repo: GitRepo, *, head: str, main_branch: str, remote: str) -> 
     try:
         return repo.merge_base(head, main)
     except GitError:
+        if repo.try_rev_parse(head) is None:
+            # An unborn branch (a new repository, `git checkout --orphan`): nothing to fetch.
+            raise GitError(
+                f"{head} does not name a commit: the branch has no commits yet in {repo.path}",
+                hint="commit the changelog first, or pass --base-ref",
+            ) from None
         shallow = _is_shallow(repo)
         raise GitError(
             f"{head[:12]} and {main} have no common ancestor"

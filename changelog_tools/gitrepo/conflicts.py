@@ -30,24 +30,63 @@ def read_object(repo: GitRepo, sha: str) -> bytes:
 
 
 def operation_in_progress(repo: GitRepo) -> str | None:
-    """The git operation under way: rebase, am, cherry-pick, revert or merge; None when idle.
+    """The git operation whose conflict is in the index: merge, cherry-pick, revert, rebase or
+    am; None when idle.
 
-    During a merge driver's run only the rebase markers exist yet (MERGE_HEAD and
-    CHERRY_PICK_HEAD are written after the merge machinery returns).
+    A merge or cherry-pick run while a rebase is stopped (at an ``edit``, say) is that merge or
+    cherry-pick: its MERGE_HEAD or CHERRY_PICK_HEAD wins over the rebase's directory. A
+    cherry-pick head naming the commit the rebase stopped on (REBASE_HEAD) is the rebase's own
+    pick. During a merge driver's run MERGE_HEAD and CHERRY_PICK_HEAD do not exist yet (git
+    writes them after the merge machinery returns): see :func:`rebase_stop`.
     """
     gd = repo.git_dir
+    if (gd / "MERGE_HEAD").is_file():
+        return "merge"
+    if (gd / "REVERT_HEAD").is_file():
+        return "revert"
+    picked = special_head(repo, "CHERRY_PICK_HEAD")
+    if picked is not None and picked != special_head(repo, "REBASE_HEAD"):
+        return "cherry-pick"
     if (gd / "rebase-merge").is_dir():
         return "rebase"
     if (gd / "rebase-apply").is_dir():
         return "am" if (gd / "rebase-apply" / "applying").exists() else "rebase"
-    for name, operation in (
-        ("CHERRY_PICK_HEAD", "cherry-pick"),
-        ("REVERT_HEAD", "revert"),
-        ("MERGE_HEAD", "merge"),
-    ):
-        if (gd / name).is_file():
-            return operation
-    return None
+    return "cherry-pick" if picked is not None else None
+
+
+# The rebase commands that replay a commit (and so may merge the changelog), by name and letter.
+_REPLAYING = frozenset(["pick", "p", "reword", "r", "edit", "e", "fixup", "f", "squash", "s"])
+
+
+def rebase_stop(repo: GitRepo) -> str | None:
+    """Why a rebase (the default, sequencer backend) is stopped, or None while it is not.
+
+    None: no such rebase, or it is replaying a commit right now (a merge driver running then
+    is the rebase's own). "conflict": it stopped on a commit that did not apply. "edit",
+    "break", "exec" and the like: it stopped on purpose, so a conflict now comes from a command
+    the user ran at the stop (a merge, a cherry-pick). "merge": it is recreating a merge
+    (``rebase -r``), whose sides are not the rebase's.
+
+    git writes ``stopped-sha`` and REBASE_HEAD when it stops on a commit, ``amend`` when that
+    stop is an ``edit``, and clears all three before it replays the next one; ``done`` ends with
+    the command being carried out (a ``break`` or ``exec`` leaves only that).
+    """
+    state = repo.git_dir / "rebase-merge"
+    if not state.is_dir():
+        return None
+    if (state / "stopped-sha").exists() or (repo.git_dir / "REBASE_HEAD").exists():
+        return "edit" if (state / "amend").exists() else "conflict"
+    try:
+        done = (state / "done").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "unknown"
+    commands = [
+        line.split()[0] for line in done.splitlines() if line.strip() and line.lstrip()[0] != "#"
+    ]
+    command = commands[-1] if commands else ""
+    if command in _REPLAYING:
+        return None
+    return "merge" if command in ("merge", "m") else command or "unknown"
 
 
 def special_head(repo: GitRepo, name: str) -> str | None:

@@ -68,12 +68,35 @@ def open_repo(path: Path | str = ".", *, top: bool = False) -> GitRepo:
     lines = _text(proc.stdout).split("\n")
     if proc.returncode != 0 or len(lines) < 2:
         raise UsageError(f"{path} is not inside a git repository")
+    # One line per answer (a bare repository has no top to go up to), each ended by a newline:
+    # a path holding a newline splits into more, and then each question is asked on its own.
+    if len(lines) != (3 if lines[0] == "true" else 4) or lines[-1]:
+        bare = lines[0] == "true"
+        lines = [lines[0], _ask(where, "--absolute-git-dir")]
+        lines += [] if bare else [_ask(where, "--show-cdup")]
     git_dir = Path(lines[1])
     if lines[0] == "true":
         return GitRepo(path=git_dir, git_dir=git_dir)
     # The top as the user's path names it (not symlink-resolved), like the caller's paths.
     found_top = Path(os.path.normpath(where / lines[2])) if len(lines) > 2 and lines[2] else where
     return GitRepo(path=found_top, git_dir=git_dir)
+
+
+def _ask(where: Path, option: str) -> str:
+    """git's one answer to ``rev-parse OPTION`` in ``where``, without its final newline."""
+    import subprocess
+
+    proc = subprocess.run(
+        ["git", "rev-parse", option],
+        cwd=where,
+        env={**os.environ, **_C_LOCALE},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise UsageError(f"{where} is not inside a git repository")
+    return _text(proc.stdout).removesuffix("\n")
 
 
 # Configuration that moves the work tree or makes the repository bare, or includes another file

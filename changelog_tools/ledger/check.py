@@ -17,7 +17,7 @@ from typing import Any
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
 from changelog_tools.errors import GitError, UsageError
-from changelog_tools.fsutil import read_input
+from changelog_tools.fsutil import read_input, read_regular_file
 from changelog_tools.ledger import appendonly
 from changelog_tools.ledger.appended import AppendedEntry as AppendedEntry
 from changelog_tools.ledger.checkmode import EventContext as EventContext
@@ -51,7 +51,7 @@ def run_check(
     event = github_context(env, main_branch=config.main_branch)
     mode, pr = resolve_mode(request, event)
     file_mode = request.head_file is not None or request.base_file is not None
-    if file_mode and (request.base_ref or request.head_ref):
+    if file_mode and (request.base_ref is not None or request.head_ref is not None):
         raise UsageError("use either --base-file/--head-file or --base-ref/--head-ref, not both")
     if file_mode:
         return _run_files(request, config, mode=mode, pr=pr, say=say)
@@ -188,13 +188,13 @@ def _run_git(
     from changelog_tools import gitrepo
 
     repo = gitrepo.open_repo(config.root)
-    head_ref = request.head_ref or (event.head if event and event.head else None) or "HEAD"
+    head_ref = _head_ref(request, event)
     head_sha = _commit(repo, head_ref)
     pushed = mode == "main" and event is not None and event.mode == "main"
     base = _pick_base(repo, request, config, event=event if pushed else None, head_ref=head_ref,
                       head_sha=head_sha)  # fmt: skip
     config, base, config_notes = _trusted_config(
-        repo, config, base, head_sha=head_sha, fixed=bool(request.base_ref) or pushed
+        repo, config, base, head_sha=head_sha, fixed=request.base_ref is not None or pushed
     )
     changelog = _changelog_path(repo, request, config)
     if mode == "main" and pr is None and base.sha:
@@ -203,7 +203,7 @@ def _run_git(
     # The work tree's copy of HEAD's file and the head's file itself are what the two blobs
     # usually are (or begin): read that way, git only confirms them by id instead of sending
     # two whole files, which on a long history is most of what git mode adds.
-    worktree = _worktree_bytes(repo.path / changelog) if head_ref == "HEAD" else None
+    worktree = _worktree_copy(repo.path / changelog, head_ref, config)
     head = (
         repo.read_blob_from(head_sha, changelog, worktree)
         if worktree is not None
@@ -254,6 +254,23 @@ def _run_git(
     return result
 
 
+def _worktree_copy(path: Path, head_ref: str, config: Config) -> bytes | None:
+    """The work tree's changelog when the head is HEAD, for git to confirm by id; None when it
+    is not a regular file within ``max-file-size`` (a link to /dev/zero, a FIFO: git's copy is
+    read instead, and judged the same)."""
+    if head_ref != "HEAD":
+        return None
+    return read_regular_file(path, max_size=config.max_file_size)
+
+
+def _head_ref(request: Request, event: EventContext | None) -> str:
+    """The head revision: given, the event's, or HEAD. An empty --head-ref (or --base-ref) is
+    a revision that does not exist, refused as canonicalize refuses it, never "not given"."""
+    if request.head_ref is not None:
+        return request.head_ref
+    return (event.head if event and event.head else None) or "HEAD"
+
+
 def _pick_base(
     repo: Any,
     request: Request,
@@ -265,7 +282,7 @@ def _pick_base(
 ) -> _Base:
     """The base named on the command line; for a push to main (``event``) the pushed range;
     else the merge-base with the main branch."""
-    if request.base_ref:
+    if request.base_ref is not None:
         return _Base(_commit(repo, request.base_ref), request.base_ref)
     if event is None:
         return _merge_base(repo, head_sha, config)
@@ -411,12 +428,3 @@ def _config_at_base(
             hint="merge the configuration change on its own first, if it is meant",
         )
     ]
-
-
-def _worktree_bytes(path: Path) -> bytes | None:
-    """The working-tree file at ``path``; None when it cannot be read (deleted, or not a file:
-    git status tells the rest)."""
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None

@@ -8,7 +8,8 @@ value is identical, under a key that pins everything else the verdict depends on
 
 * the entry schema's bytes (a PR that edits the schema validates everything again);
 * this tool's version and the installed jsonschema's version (a new release may judge
-  differently);
+  differently), and ruamel.yaml's with its C parser's (the parser decides what value an entry
+  has: a verdict must not outlive an upgrade of it);
 * the options that change validation: none does today (the configuration does not touch the
   entry schema; byte rules, YAML rules and the file's structure are checked on every run and
   never remembered). A schema that uses ``format`` would make the verdict depend on which
@@ -34,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -52,43 +54,83 @@ _WHOLE_RE = re.compile(r"whole ([1-9][0-9]{0,11}) ([0-9a-f]{64})")
 MAX_REMEMBERED = 1_000_000
 
 
-def _jsonschema_release() -> str | None:
-    """The installed jsonschema's version, from its dist-info directory's name (importing
-    jsonschema or importlib.metadata would cost more than the validation saved)."""
+def _release(module: str, *distributions: str) -> str | None:
+    """The installed version of the distribution providing ``module``, from its dist-info
+    directory's name beside it (importing the module or importlib.metadata would cost more than
+    the validation saved); None when it cannot be told."""
     import importlib.util
 
-    spec = importlib.util.find_spec("jsonschema")
+    spec = importlib.util.find_spec(module)
     if spec is None or not spec.origin:
         return None
-    site = Path(spec.origin).parent.parent
+    # The module's file is one directory deep per dotted part, below site-packages.
+    origin = Path(spec.origin)
+    site = origin.parents[module.count(".") + (1 if origin.name == "__init__.py" else 0)]
     try:
-        names = [n for n in os.listdir(site) if n.startswith("jsonschema-")]
+        names = os.listdir(site)
     except OSError:
         return None
-    found = [n for n in names if n.endswith(".dist-info")]
+    found = [
+        n.removeprefix(f"{d}-").removesuffix(".dist-info")
+        for n in names
+        if n.endswith(".dist-info")
+        for d in distributions
+        if n.startswith(f"{d}-")
+    ]
     if len(found) != 1:
         return None  # none, or several: which one is loaded cannot be told from the name
-    return found[0].removeprefix("jsonschema-").removesuffix(".dist-info")
+    return found[0]
+
+
+def _jsonschema_release() -> str | None:
+    """The installed jsonschema's version."""
+    return _release("jsonschema", "jsonschema")
+
+
+def _yaml_release() -> str | None:
+    """The installed ruamel.yaml's version and its C parser's (or ``pure`` without it): the
+    parser decides what an entry's value is, so a verdict is on the value it produced."""
+    yaml = _release("ruamel.yaml", "ruamel.yaml", "ruamel_yaml")
+    import importlib.util
+
+    if yaml is None or importlib.util.find_spec("_ruamel_yaml") is None:
+        return None if yaml is None else f"{yaml} pure"
+    clib = _release("_ruamel_yaml", "ruamel.yaml.clib", "ruamel_yaml_clib")
+    return None if clib is None else f"{yaml} clib {clib}"
 
 
 def verdict_key(
-    schema_text: bytes, *, tool_version: str, jsonschema_version: str | None
+    schema_text: bytes,
+    *,
+    tool_version: str,
+    jsonschema_version: str | None,
+    yaml_version: str | None,
 ) -> str | None:
     """The key verdicts are valid under, or None when no verdict may be reused."""
-    if jsonschema_version is None or b'"format"' in schema_text:
+    if jsonschema_version is None or yaml_version is None or b'"format"' in schema_text:
         return None
     import hashlib
 
     digest = hashlib.sha256()
-    for part in (b"entry-schema", schema_text, tool_version.encode(), jsonschema_version.encode()):
+    for part in (
+        b"entry-schema",
+        schema_text,
+        tool_version.encode(),
+        jsonschema_version.encode(),
+        yaml_version.encode(),
+    ):
         digest.update(len(part).to_bytes(8, "big") + part)
     return digest.hexdigest()
 
 
 def current_key(schema_text: bytes) -> str | None:
-    """:func:`verdict_key` for ``schema_text`` and this process's tool and jsonschema."""
+    """:func:`verdict_key` for ``schema_text`` and this process's tool, jsonschema and YAML
+    parser."""
     return verdict_key(
-        schema_text, tool_version=__version__, jsonschema_version=_jsonschema_release()
+        schema_text,
+        tool_version=__version__,
+        jsonschema_version=_jsonschema_release(),
+        yaml_version=_yaml_release(),
     )
 
 
@@ -183,11 +225,17 @@ def remembering(known: KnownValid | None) -> Iterator[None]:
 
 
 def load(path: Path, key: str) -> KnownValid:
-    """The verdicts stored at ``path`` under ``key``; none when the file is missing, unreadable
-    or written under another key."""
+    """The verdicts stored at ``path`` under ``key``; none when the file is missing, unreadable,
+    not a regular file (a FIFO, a device) or written under another key."""
     known = KnownValid(key)
     try:
-        with path.open("r", encoding="ascii", errors="replace") as handle:
+        # Not blocking on the open, and only a regular file: a FIFO put there would make the
+        # driver (and the rebase running it) wait forever, a device feed it without end.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return known
+        with open(fd, encoding="ascii", errors="replace") as handle:
             if handle.readline() != _HEADER + key + "\n":
                 return known
             for count, line in enumerate(handle):

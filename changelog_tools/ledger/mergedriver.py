@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from changelog_tools import __version__
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
 from changelog_tools.errors import ChangelogToolsError, GitError, UsageError
@@ -22,6 +23,7 @@ from changelog_tools.gitrepo import (
     GitRepo,
     operation_in_progress,
     read_index_stages,
+    rebase_stop,
     repo_relative,
     special_head,
 )
@@ -115,21 +117,32 @@ def detect_sides(
     config: Config,
     given: str | None = None,
     reflog_action: str | None = None,
+    driver: bool = False,
 ) -> Sides:
     """Decide which side is the pull request for the conflict git is in the middle of.
 
     ``given`` (from ``--pr-side``) wins. A rebase replays the PR onto main, so theirs is the
-    PR. A merge or cherry-pick is decided by which commit main already contains.
-    ``reflog_action`` is git's ``GIT_REFLOG_ACTION``: inside a merge driver it is the only
-    trace of a merge (MERGE_HEAD is written after the driver returns).
+    PR. A merge or cherry-pick is decided by which commit main already contains, also when it
+    is run while a rebase is stopped. ``driver``: called from inside git's merge (the merge
+    driver), where MERGE_HEAD and CHERRY_PICK_HEAD do not exist yet; ``reflog_action`` is git's
+    ``GIT_REFLOG_ACTION`` then, the only trace of a merge.
     """
     if given is not None:
         if given not in PR_SIDES:
             raise _refuse_sides(f"--pr-side must be ours or theirs, not {given!r}")
         return Sides(given, "given", f"--pr-side {given}")
     operation = operation_in_progress(repo)
-    if operation == "rebase":
-        return Sides("theirs", "rebase", "a rebase replays the PR's commits (theirs) onto main")
+    words = (reflog_action or "").split() if driver else []
+    if operation == "rebase" and words[:1] != ["merge"]:
+        stop = rebase_stop(repo)
+        if driver and stop is None and (repo.git_dir / "rebase-apply").is_dir():
+            # The apply backend names its own steps; anything else is the user's command.
+            stop = None if words[:1] in (["rebase"], ["pull"]) else "apply"
+        if stop is None or (stop == "conflict" and not driver):
+            return Sides("theirs", "rebase", "a rebase replays the PR's commits (theirs) onto main")
+        if not (driver and words[:1] == ["pull"]):
+            raise _refuse_sides(_stopped_rebase(stop, driver=driver))
+        operation = None  # a pull (a merge) run at the rebase's stop: decided below
     if operation in ("am", "revert"):
         raise _refuse_sides(f"a git {operation} is in progress; it is not a merge of a PR and main")
     theirs: str | None = None
@@ -137,8 +150,7 @@ def detect_sides(
         theirs = special_head(repo, "MERGE_HEAD")
     elif operation == "cherry-pick":
         theirs = special_head(repo, "CHERRY_PICK_HEAD")
-    elif reflog_action and reflog_action.split():
-        words = reflog_action.split()
+    elif words:
         if words[0] == "merge":
             names = [w for w in words[1:] if not w.startswith("-")]
             if len(names) != 1:
@@ -155,6 +167,25 @@ def detect_sides(
             "no merge, rebase or cherry-pick that this tool recognizes is in progress"
         )
     return _decide_by_main(repo, operation=operation, theirs=theirs, config=config)
+
+
+def _stopped_rebase(stop: str, *, driver: bool) -> str:
+    """Why a conflict met while a rebase is stopped is not the rebase's own."""
+    if stop == "merge":
+        return (
+            "a rebase is recreating a merge (rebase --rebase-merges); which of the merge's "
+            "sides is main is not what a rebase says"
+        )
+    what = (
+        "a cherry-pick or another command"
+        if driver
+        else "a command other than a merge or cherry-pick"
+    )
+    return (
+        f"a rebase is stopped ({stop}) and the conflict comes from {what} run at the stop, "
+        "not from the rebase; which side is main cannot be told"
+        + (": run `changelog-tools resolve` once git stops" if driver else "")
+    )
 
 
 @dataclass(frozen=True)
@@ -322,7 +353,11 @@ def run_merge_driver(
         config = load_config()
         repo = open_repo()
         sides = detect_sides(
-            repo, config=config, given=given, reflog_action=environ.get("GIT_REFLOG_ACTION")
+            repo,
+            config=config,
+            given=given,
+            reflog_action=environ.get("GIT_REFLOG_ACTION"),
+            driver=True,
         )
         base = ancestor.read_bytes()
         ours, theirs = current.read_bytes(), other.read_bytes()
@@ -426,8 +461,8 @@ def gone_message(python: str) -> str:
         f"the Python it was installed with ({python}) is gone (was its virtualenv removed?), or "
         "changelog-tools was uninstalled from it, so "
         "the file was not resolved; git's conflict markers are in it. Reinstall: `pip install "
-        "perf-changelog-tools`, run `changelog-tools install-merge-driver`, then `changelog-tools "
-        "resolve` (or resolve by hand)."
+        f"perf-changelog-tools=={__version__}`, run `changelog-tools install-merge-driver`, then "
+        "`changelog-tools resolve` (or resolve by hand)."
     )
 
 

@@ -25,3 +25,12 @@ def test_a_shallow_ci_checkout_says_to_fetch_the_history(repo: Path, tmp_path: P
         "common ancestor in this shallow clone",
         "hint: fetch the whole history (actions/checkout: `fetch-depth: 0`) or pass --base-ref",
     ]
+
+
+def test_an_orphan_branch_without_commits_is_said_to_have_none(repo: Path) -> None:
+
+    git(repo, "checkout", "-q", "--orphan", "fresh")
+    proc = run_cli("canonicalize", "--pr", "12", cwd=repo)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "error: HEAD does not name a commit: the branch has no commits yet" in proc.stderr
+    assert "no common ancestor" not in proc.stderr and "fetch-depth" not in proc.stderr

@@ -97,3 +97,22 @@ def test_open_repo_at_the_top_answers_as_git_does_and_asks_git_when_unsure(
     assert bare.path == bare.git_dir == path / ".git"
     with pytest.raises(UsageError, match="not inside a git repository"):
         gitrepo.open_repo(tmp_path / "missing", top=True)
+
+
+def test_a_repository_whose_path_holds_a_newline_is_found_and_checked(tmp_path: Path) -> None:
+    from tests.checkdata import init_repo
+
+    odd = tmp_path / "two\nlines"
+    odd.mkdir()
+    repo = init_repo(odd / "repo")
+    commit_feature(repo, appended(entry(KEY)))
+    (repo / "sub").mkdir()
+    opened = gitrepo.open_repo(repo / "sub")
+    assert opened.path == repo and opened.git_dir == repo / ".git"
+    bare = odd / "bare\n.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    assert gitrepo.open_repo(bare).git_dir == bare
+    for args in (["check", "--pr", "7"], ["canonicalize", "--pr", "7"]):
+        proc = run_cli(*args, cwd=repo / "sub")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert proc.stdout.endswith(": OK\n"), proc.stdout

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -411,3 +416,60 @@ def test_a_base_that_is_not_an_ancestor_is_named_with_the_merge_base(tmp_path: P
     merge_base = run_cli("check", "--no-config-keys", cwd=root)
     assert merge_base.returncode == 0, merge_base.stdout
     assert "CL117" not in merge_base.stdout
+
+
+def _check_limited(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`check` in a subprocess whose address space is capped, so that reading an endless
+    device fails at once (MemoryError) instead of taking the machine's memory."""
+    exe = shutil.which("changelog-tools", path=str(Path(sys.executable).parent))
+    assert exe
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    return subprocess.run(
+        [exe, "check", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        preexec_fn=cap,
+    )
+
+
+def test_a_changelog_committed_as_a_link_to_an_endless_device_is_judged_from_git(
+    repo: Path,
+) -> None:
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "perf-changelog.yaml").unlink()
+    (repo / "perf-changelog.yaml").symlink_to("/dev/zero")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "link")
+    sha = git(repo, "rev-parse", "HEAD")
+    proc = _check_limited(repo, "--pr", "7")
+    by_sha = _check_limited(repo, "--pr", "7", "--head-ref", sha)
+    assert by_sha.returncode == 1, by_sha.stdout + by_sha.stderr
+    assert (proc.returncode, proc.stdout) == (by_sha.returncode, by_sha.stdout), proc.stderr
+    assert "CL101" in proc.stdout
+
+
+def test_a_work_tree_changelog_replaced_by_a_fifo_is_not_opened(repo: Path) -> None:
+    branch(repo, "feature", {"perf-changelog.yaml": appended(entry(KEY))})
+    (repo / "perf-changelog.yaml").unlink()
+    os.mkfifo(repo / "perf-changelog.yaml")
+    # Opening the pipe for reading would wait for a writer that never comes.
+    proc = run_cli("check", "--pr", "7", cwd=repo, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout == "check: OK\n"
+
+
+@pytest.mark.parametrize("option", ["--base-ref", "--head-ref"])
+def test_an_empty_ref_is_refused_as_canonicalize_refuses_it(repo: Path, option: str) -> None:
+    branch(repo, "feature", {"perf-changelog.yaml": appended(entry(KEY))})
+    proc = run_cli("check", "--pr", "7", option, "", cwd=repo)
+    canonicalize = run_cli("canonicalize", "--pr", "7", "--base-ref", "", cwd=repo)
+    assert (proc.returncode, canonicalize.returncode) == (2, 2), proc.stdout + proc.stderr
+    assert proc.stderr.startswith(f"error: unknown revision '' in {repo}\n"), proc.stderr
+    assert canonicalize.stderr.splitlines()[:2] == proc.stderr.splitlines()[:2]
+    assert proc.stdout == ""

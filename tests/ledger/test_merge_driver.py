@@ -522,6 +522,11 @@ def test_a_vanished_driver_interpreter_says_how_to_reinstall_and_leaves_markers(
     assert unmerged(repo) == [CHANGELOG]
     assert f"({gone}) is gone (was its virtualenv removed?)" in proc.stderr
     assert "changelog-tools install-merge-driver" in proc.stderr
+    # The reinstall command is the one docs/merging.md gives: the distribution, this release.
+    reinstall = f"pip install perf-changelog-tools=={__version__}"
+    assert f"`{reinstall}`" in proc.stderr
+    docs = Path(__file__).resolve().parents[2] / "docs" / "merging.md"
+    assert f"`{reinstall}`" in docs.read_text(encoding="utf-8")
     assert "perf-changelog.yaml" in proc.stderr.split("is gone")[0]
     text = read(repo)
     assert b"<<<<<<< ours" in text and b">>>>>>> theirs" in text
@@ -657,7 +662,10 @@ def _claims(key: str, *, whole_of: bytes | None = None, extra: str = "") -> str:
         pytest.param(
             lambda: _claims(
                 knownvalid.verdict_key(
-                    schema.entry_schema_bytes(), tool_version="0.0.1", jsonschema_version="4.21.0"
+                    schema.entry_schema_bytes(),
+                    tool_version="0.0.1",
+                    jsonschema_version="4.21.0",
+                    yaml_version=knownvalid._yaml_release(),
                 )
                 or ""
             ),
@@ -669,10 +677,24 @@ def _claims(key: str, *, whole_of: bytes | None = None, extra: str = "") -> str:
                     schema.entry_schema_bytes().replace(b'"description"', b'"descripton"'),
                     tool_version=__version__,
                     jsonschema_version=knownvalid._jsonschema_release(),
+                    yaml_version=knownvalid._yaml_release(),
                 )
                 or ""
             ),
             id="another-schema",
+        ),
+        # written before ruamel.yaml (which decides what value an entry has) was upgraded
+        pytest.param(
+            lambda: _claims(
+                knownvalid.verdict_key(
+                    schema.entry_schema_bytes(),
+                    tool_version=__version__,
+                    jsonschema_version=knownvalid._jsonschema_release(),
+                    yaml_version="0.17.21 clib 0.2.7",
+                )
+                or ""
+            ),
+            id="another-yaml-parser",
         ),
         pytest.param(
             lambda: _claims(_current_key()[::-1], whole_of=ledger(BASE, BAD_MAIN)),
@@ -701,27 +723,76 @@ def test_remembered_verdicts_never_let_invalid_history_through(world, verdicts) 
     assert "would not pass `validate` as a whole file" in proc.stderr, proc.stderr
 
 
-def test_the_key_changes_with_the_schema_the_tool_and_jsonschema() -> None:
+def test_the_key_changes_with_the_schema_the_tool_jsonschema_and_the_yaml_parser() -> None:
     text = schema.entry_schema_bytes()
-    key = knownvalid.verdict_key(text, tool_version="1.0", jsonschema_version="4.26.0")
+    versions = {"jsonschema_version": "4.26.0", "yaml_version": "0.18.6 clib 0.2.8"}
+    key = knownvalid.verdict_key(text, tool_version="1.0", **versions)
     assert key is not None
-    assert knownvalid.verdict_key(text, tool_version="1.0", jsonschema_version="4.26.0") == key
+    assert knownvalid.verdict_key(text, tool_version="1.0", **versions) == key
     others = {
-        knownvalid.verdict_key(text + b" ", tool_version="1.0", jsonschema_version="4.26.0"),
-        knownvalid.verdict_key(text, tool_version="1.1", jsonschema_version="4.26.0"),
-        knownvalid.verdict_key(text, tool_version="1.0", jsonschema_version="4.25.1"),
+        knownvalid.verdict_key(text + b" ", tool_version="1.0", **versions),
+        knownvalid.verdict_key(text, tool_version="1.1", **versions),
+        knownvalid.verdict_key(
+            text, tool_version="1.0", jsonschema_version="4.25.1", yaml_version="0.18.6 clib 0.2.8"
+        ),
+        knownvalid.verdict_key(
+            text, tool_version="1.0", jsonschema_version="4.26.0", yaml_version="0.18.7 clib 0.2.8"
+        ),
+        knownvalid.verdict_key(
+            text, tool_version="1.0", jsonschema_version="4.26.0", yaml_version="0.18.6 pure"
+        ),
     }
-    assert key not in others and None not in others and len(others) == 3
+    assert key not in others and None not in others and len(others) == 5
     # A schema with `format` is judged by whichever format checkers are installed: no memory.
     assert (
         knownvalid.verdict_key(
-            text.replace(b'"type"', b'"format": "uri", "type"', 1),
-            tool_version="1.0",
-            jsonschema_version="4.26.0",
+            text.replace(b'"type"', b'"format": "uri", "type"', 1), tool_version="1.0", **versions
         )
         is None
     )
-    assert knownvalid.verdict_key(text, tool_version="1.0", jsonschema_version=None) is None
+    assert (
+        knownvalid.verdict_key(
+            text, tool_version="1.0", jsonschema_version=None, yaml_version="0.18.6 pure"
+        )
+        is None
+    )
+    assert (
+        knownvalid.verdict_key(
+            text, tool_version="1.0", jsonschema_version="4.26.0", yaml_version=None
+        )
+        is None
+    )
+
+
+def test_the_current_key_names_the_installed_ruamel_yaml_and_its_c_parser() -> None:
+    import importlib.util
+
+    import ruamel.yaml
+
+    found = knownvalid._yaml_release()
+    assert found is not None and found.split()[0] == ruamel.yaml.__version__
+    assert found.split()[1] == ("clib" if importlib.util.find_spec("_ruamel_yaml") else "pure")
+    assert knownvalid.current_key(schema.entry_schema_bytes()) == knownvalid.verdict_key(
+        schema.entry_schema_bytes(),
+        tool_version=__version__,
+        jsonschema_version=knownvalid._jsonschema_release(),
+        yaml_version=found,
+    )
+
+
+def test_a_fifo_in_place_of_the_verdicts_file_is_no_memory_and_no_hang(world) -> None:  # type: ignore[no-untyped-def]
+    repo = world(BASE, TWO_PR_COMMITS, MAIN_COMMITS)
+    store = _verdicts(repo)
+    store.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(store)
+    # Opening a FIFO for reading waits for a writer: the rebase would never end.
+    proc = subprocess.run(
+        ["git", "rebase", "main"], cwd=repo, capture_output=True, text=True, check=False,
+        timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert read(repo) == EXPECTED
+    assert proc.stderr.count("resolved (rebase: the PR is theirs") == 2
 
 
 def test_whole_file_digests_depend_on_the_size_limit() -> None:

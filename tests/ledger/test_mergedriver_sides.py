@@ -1,0 +1,163 @@
+"""Which side is the pull request, on real git operations: the merge driver (inside git) and
+`resolve` (after git stopped) must agree, also for a merge or cherry-pick run while a rebase is
+stopped, where git's state holds both the rebase's markers and the command's."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from changelog_tools import gitrepo
+from tests.conftest import commit_files, git, run_cli
+from tests.ledger.test_resolve import BASE, MAIN_1, MAIN_2, PR_1, PR_2, REPO, ledger
+
+CHANGELOG = "perf-changelog.yaml"
+# The first PR commit is stopped at (`edit`); the second leaves the changelog alone; the
+# third appends again, so `rebase --continue` replays a changelog change on top of the merge.
+PR_COMMITS: list[dict[str, bytes | str]] = [
+    {CHANGELOG: ledger(BASE, PR_1)},
+    {"README": "more\n"},
+    {CHANGELOG: ledger(BASE, PR_1, PR_2)},
+]
+EDIT_FIRST = {"GIT_SEQUENCE_EDITOR": "sed -i '1s/^pick/edit/'", "GIT_EDITOR": "true"}
+
+
+def run_git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """git's stderr (the driver's log lines go there); any exit status."""
+    proc = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=False,
+        env={**os.environ, "GIT_EDITOR": "true", **(env or {})},
+    )  # fmt: skip
+    return proc.stdout + proc.stderr
+
+
+@pytest.fixture
+def pr_behind_main(make_repo: Callable[..., Path]) -> Callable[..., Path]:
+    """``build(driver=True)``: a repo on branch `pr` (PR_COMMITS) while main appended MAIN_1."""
+
+    def build(*, driver: bool = True) -> Path:
+        repo: Path = make_repo(
+            "repo", {CHANGELOG: BASE, ".changelog-tools.yaml": f"repository: {REPO}\n"}
+        )
+        if driver:
+            assert run_cli("install-merge-driver", cwd=repo).returncode == 0
+            commit_files(repo, {}, "install the changelog merge driver")
+        git(repo, "checkout", "-q", "-b", "pr")
+        for i, files in enumerate(PR_COMMITS):
+            commit_files(repo, files, f"pr {i}")
+        git(repo, "checkout", "-q", "main")
+        commit_files(repo, {CHANGELOG: ledger(BASE, MAIN_1)}, "main 0")
+        git(repo, "checkout", "-q", "pr")
+        return repo
+
+    return build
+
+
+def _stop_at_first_pr_commit(repo: Path) -> None:
+    run_git(repo, "rebase", "-i", "HEAD~3", env=EDIT_FIRST)
+    assert gitrepo.rebase_stop(gitrepo.open_repo(repo)) == "edit"
+    assert git(repo, "log", "-1", "--format=%s") == "pr 0"
+
+
+def read(repo: Path) -> bytes:
+    return (repo / CHANGELOG).read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("command", "env", "described"),
+    [
+        (["rebase", "main"], {}, "rebase: the PR is theirs, main is ours"),
+        (["rebase", "-i", "main"], {"GIT_SEQUENCE_EDITOR": "true"}, "rebase: the PR is theirs"),
+        (["pull", "--rebase", "-q", ".", "main"], {}, "rebase: the PR is theirs"),
+        (["merge", "--no-edit", "main"], {}, "merge: the PR is ours, main is theirs"),
+        (["pull", "--no-rebase", "--no-edit", "-q", ".", "main"], {}, "merge: the PR is ours"),
+    ],
+)
+def test_the_driver_tells_the_sides_of_every_plain_operation(
+    pr_behind_main, command: list[str], env: dict[str, str], described: str
+) -> None:  # type: ignore[no-untyped-def]
+    repo = pr_behind_main()
+    out = run_git(repo, *command, env=env)
+    assert f"perf-changelog.yaml: resolved ({described}" in out, out
+    assert read(repo) == ledger(BASE, MAIN_1, PR_1, PR_2)
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_a_merge_while_a_rebase_is_stopped_is_a_merge_for_the_driver(pr_behind_main) -> None:  # type: ignore[no-untyped-def]
+    repo = pr_behind_main()
+    _stop_at_first_pr_commit(repo)
+    out = run_git(repo, "merge", "--no-edit", "main")
+    assert "resolved (merge: the PR is ours, main is theirs (theirs, commit" in out, out
+    assert read(repo) == ledger(BASE, MAIN_1, PR_1)  # main's entry first, the PR's after it
+    check = run_cli("check", "--pr", "77", "--base-ref", "main", "--no-config-keys", cwd=repo)
+    assert check.returncode == 0, check.stdout + check.stderr
+    # The rebase goes on: its own replay of the third commit is a rebase again.
+    out = run_git(repo, "rebase", "--continue")
+    assert "resolved (rebase: the PR is theirs, main is ours" in out, out
+    assert not (repo / ".git" / "rebase-merge").exists()
+    assert read(repo) == ledger(BASE, MAIN_1, PR_1, PR_2)
+
+
+def test_resolve_after_a_merge_while_a_rebase_is_stopped_takes_ours_as_the_pr(
+    pr_behind_main,
+) -> None:  # type: ignore[no-untyped-def]
+    repo = pr_behind_main(driver=False)
+    _stop_at_first_pr_commit(repo)
+    run_git(repo, "merge", "--no-edit", "main")
+    assert (repo / ".git" / "MERGE_HEAD").is_file()
+    proc = run_cli("resolve", "--add", cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "merge: the PR is ours, main is theirs" in proc.stderr
+    assert read(repo) == ledger(BASE, MAIN_1, PR_1)
+
+
+def test_a_cherry_pick_while_a_rebase_is_stopped_is_refused_inside_git_and_told_after(
+    pr_behind_main,
+) -> None:  # type: ignore[no-untyped-def]
+    repo = pr_behind_main()
+    _stop_at_first_pr_commit(repo)
+    out = run_git(repo, "cherry-pick", "main")
+    # Nothing inside git tells this pick from the rebase's own: the driver leaves the conflict.
+    assert "not resolved" in out and "a rebase is stopped (edit)" in out, out
+    assert b"<<<<<<<" in read(repo)
+    proc = run_cli("resolve", "--add", cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "cherry-pick: the PR is ours, main is theirs" in proc.stderr
+    assert read(repo) == ledger(BASE, MAIN_1, PR_1)
+
+
+def test_resolve_refuses_a_conflict_a_stopped_rebase_did_not_make(pr_behind_main) -> None:  # type: ignore[no-untyped-def]
+    repo = pr_behind_main(driver=False)
+    _stop_at_first_pr_commit(repo)
+    # A conflict with neither MERGE_HEAD nor CHERRY_PICK_HEAD (as `git stash pop` leaves one).
+    (repo / CHANGELOG).write_bytes(ledger(BASE, PR_1, MAIN_2))
+    git(repo, "stash", "-q")
+    git(repo, "merge-file", "-p", "/dev/null", "/dev/null", "/dev/null")  # git is usable
+    commit_files(repo, {CHANGELOG: ledger(BASE, PR_1, MAIN_1)}, "an amend-like commit")
+    run_git(repo, "stash", "pop")
+    assert CHANGELOG in git(repo, "diff", "--name-only", "--diff-filter=U")
+    proc = run_cli("resolve", cwd=repo)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "a rebase is stopped (edit)" in proc.stdout + proc.stderr
+    assert read(repo).count(b"<<<<<<<") == 1  # nothing written
+
+
+def test_a_rebase_stopped_on_its_own_conflict_is_still_the_rebase(pr_behind_main) -> None:  # type: ignore[no-untyped-def]
+    repo = pr_behind_main(driver=False)
+    run_git(repo, "rebase", "main")
+    assert gitrepo.rebase_stop(gitrepo.open_repo(repo)) == "conflict"
+    proc = run_cli("resolve", "--add", cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "rebase: the PR is theirs, main is ours" in proc.stderr
+
+
+def test_a_break_stop_is_a_stop_and_no_rebase_is_none(pr_behind_main) -> None:  # type: ignore[no-untyped-def]
+    repo = pr_behind_main()
+    assert gitrepo.rebase_stop(gitrepo.open_repo(repo)) is None
+    run_git(repo, "rebase", "-i", "HEAD~1", env={"GIT_SEQUENCE_EDITOR": "sed -i '1s/^/break\\n/'"})
+    assert (repo / ".git" / "rebase-merge").is_dir()
+    assert gitrepo.rebase_stop(gitrepo.open_repo(repo)) == "break"
