@@ -89,7 +89,7 @@ def _ask(where: Path, option: str) -> str:
     proc = subprocess.run(
         ["git", "rev-parse", option],
         cwd=where,
-        env={**os.environ, **_C_LOCALE},
+        env=git_environment(),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         check=False,
