@@ -40,6 +40,9 @@ def operation_in_progress(repo: GitRepo) -> str | None:
     writes them after the merge machinery returns): see :func:`rebase_stop`.
     """
     gd = repo.git_dir
+    # `git am` refuses to start while a rebase-apply/ exists and a rebase refuses while one
+    # does, so an am's own state beside a rebase's is an am run at the rebase's stop.
+    applying = (gd / "rebase-apply" / "applying").exists()
     if (gd / "MERGE_HEAD").is_file():
         return "merge"
     if (gd / "REVERT_HEAD").is_file():
@@ -47,10 +50,10 @@ def operation_in_progress(repo: GitRepo) -> str | None:
     picked = special_head(repo, "CHERRY_PICK_HEAD")
     if picked is not None and picked != special_head(repo, "REBASE_HEAD"):
         return "cherry-pick"
-    if (gd / "rebase-merge").is_dir():
+    if applying:
+        return "am"
+    if (gd / "rebase-merge").is_dir() or (gd / "rebase-apply").is_dir():
         return "rebase"
-    if (gd / "rebase-apply").is_dir():
-        return "am" if (gd / "rebase-apply" / "applying").exists() else "rebase"
     return "cherry-pick" if picked is not None else None
 
 

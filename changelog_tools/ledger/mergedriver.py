@@ -118,6 +118,7 @@ def detect_sides(
     given: str | None = None,
     reflog_action: str | None = None,
     driver: bool = False,
+    environ: Mapping[str, str] | None = None,
 ) -> Sides:
     """Decide which side is the pull request for the conflict git is in the middle of.
 
@@ -125,7 +126,9 @@ def detect_sides(
     PR. A merge or cherry-pick is decided by which commit main already contains, also when it
     is run while a rebase is stopped. ``driver``: called from inside git's merge (the merge
     driver), where MERGE_HEAD and CHERRY_PICK_HEAD do not exist yet; ``reflog_action`` is git's
-    ``GIT_REFLOG_ACTION`` then, the only trace of a merge.
+    ``GIT_REFLOG_ACTION`` then, the only trace of a merge. ``environ``: the environment git
+    ran the driver in (this process's when not given), where git's merge leaves a
+    ``GITHEAD_<commit>`` for the commit it merges.
     """
     if given is not None:
         if given not in PR_SIDES:
@@ -135,14 +138,16 @@ def detect_sides(
     words = (reflog_action or "").split() if driver else []
     if operation == "rebase" and words[:1] != ["merge"]:
         stop = rebase_stop(repo)
+        pulled: str | None = None
         if driver and stop is None and (repo.git_dir / "rebase-apply").is_dir():
-            # The apply backend names its own steps; anything else is the user's command.
-            stop = None if words[:1] in (["rebase"], ["pull"]) else "apply"
+            stop, pulled = _apply_backend_step(reflog_action or "", words, environ)
         if stop is None or (stop == "conflict" and not driver):
             return Sides("theirs", "rebase", "a rebase replays the PR's commits (theirs) onto main")
         if not (driver and words[:1] == ["pull"]):
             raise _refuse_sides(_stopped_rebase(stop, driver=driver))
         operation = None  # a pull (a merge) run at the rebase's stop: decided below
+        if pulled is not None:
+            return _decide_by_main(repo, operation="merge", theirs=pulled, config=config)
     if operation in ("am", "revert"):
         raise _refuse_sides(f"a git {operation} is in progress; it is not a merge of a PR and main")
     theirs: str | None = None
@@ -167,6 +172,58 @@ def detect_sides(
             "no merge, rebase or cherry-pick that this tool recognizes is in progress"
         )
     return _decide_by_main(repo, operation=operation, theirs=theirs, config=config)
+
+
+# git's rebase runs the apply backend's `git am` with its reflog action followed by this.
+_APPLY_STEP_SUFFIX = " (pick)"
+
+
+def _merged_commits(environ: Mapping[str, str] | None) -> list[str]:
+    """The commits git's own `git merge` is merging, from the ``GITHEAD_<commit>`` variables it
+    sets for the merge machinery (and so for a merge driver); none when another command (the
+    apply backend's `git am`, a cherry-pick) runs the driver."""
+    if environ is None:
+        import os  # only the driver at an apply-backend rebase's step gets here
+
+        environ = os.environ
+    found = []
+    for name in environ:
+        sha = name.removeprefix("GITHEAD_")
+        if sha != name and len(sha) in (40, 64) and all(c in "0123456789abcdef" for c in sha):
+            found.append(sha)
+    return sorted(found)
+
+
+def _apply_backend_step(
+    reflog_action: str, words: list[str], environ: Mapping[str, str] | None
+) -> tuple[str | None, str | None]:
+    """Inside the driver while ``rebase-apply/`` (the apply backend) exists: ``(None, None)``
+    for the rebase's own step, ``("apply", commit)`` for a `git pull` (a merge of ``commit``)
+    run at the rebase's stop, ``("apply", None)`` for anything else run there.
+
+    The reflog action alone cannot tell a pull's merge from the steps of a rebase that
+    `git pull --rebase` (or `pull.rebase`) started: both begin with "pull" (a `git rebase`'s
+    own steps begin with "rebase", which nothing run at its stop does). Two facts can:
+    git's rebase gives its `git am` the action followed by " (pick)", and git's merge sets
+    ``GITHEAD_<commit>`` for the commit it merges, which `git am` never does. When they do not
+    agree (an older git, an odd environment) the step is refused, never assumed.
+    """
+    if words[:1] not in (["rebase"], ["pull"]):
+        return "apply", None
+    merged = _merged_commits(environ)
+    picking = reflog_action.endswith(_APPLY_STEP_SUFFIX)
+    # Only the rebase's own `git am` runs with an action starting "rebase".
+    if (picking or words[0] == "rebase") and not merged:
+        return None, None
+    if words[0] == "pull" and not picking and len(merged) == 1:
+        return "apply", merged[0]
+    if words[0] == "pull" and not picking and len(merged) > 1:
+        raise _refuse_sides(f"git is merging {len(merged)} commits at once ({reflog_action})")
+    raise _refuse_sides(
+        f"a rebase (apply backend) is under way and git's state does not say whether this "
+        f"conflict is its own step or a command run at its stop ({reflog_action!r}); which "
+        "side is main cannot be told: run `changelog-tools resolve` once git stops"
+    )
 
 
 def _stopped_rebase(stop: str, *, driver: bool) -> str:
@@ -215,6 +272,8 @@ def read_conflict(repo: GitRepo, path: str, *, config: Config, given: str | None
             path=path,
         )
     sides = detect_sides(repo, config=config, given=given)
+    if sides.operation == "rebase":
+        _check_rebase_own_conflict(repo, path, stages)
     names = {2: "ours", 3: "theirs"}
     for stage in (2, 3):
         if stage not in stages:
@@ -229,6 +288,36 @@ def read_conflict(repo: GitRepo, path: str, *, config: Config, given: str | None
     pr, main = (ours, theirs) if sides.pr_side == "ours" else (theirs, ours)
     # No stage 1: both sides added the file (add/add); everything in it is new on both sides.
     return IndexConflict(stages.get(1), pr, main, sides)
+
+
+def _check_rebase_own_conflict(repo: GitRepo, path: str, stages: Mapping[int, bytes]) -> None:
+    """Refuse unless the index holds the rebase's own conflict on ``path``: the pick of
+    REBASE_HEAD onto HEAD, whose stages are that commit's parent's version (1), HEAD's (2) and
+    the commit's own (3).
+
+    At a rebase's conflict stop the user can run other commands that conflict too (`git stash
+    pop` once the rebase's own conflicts are staged); git's state names only the rebase, so
+    the stages are what tells. Identical stages are the same three-way merge as the rebase's.
+    """
+    picked = special_head(repo, "REBASE_HEAD")
+    parent = repo.try_rev_parse(f"{picked}^") if picked else None
+    expected = {
+        1: repo.read_blob(parent, path) if parent else None,
+        2: repo.read_blob("HEAD", path),
+        3: repo.read_blob(picked, path) if picked else None,
+    }
+    differ = [stage for stage, blob in expected.items() if stages.get(stage) != blob]
+    if picked is None or differ:
+        what = (
+            "no commit is being replayed (REBASE_HEAD)"
+            if picked is None
+            else f"index stage {differ[0]} is not the version the replay of {picked[:12]} gives"
+        )
+        raise _refuse_sides(
+            f"a rebase is stopped (conflict) but this conflict is not the rebase's own: {what}; "
+            "it comes from a command run at the stop (`git stash pop`, say), and which side "
+            "is main cannot be told"
+        )
 
 
 def rebase_onto(repo: GitRepo, path: str) -> tuple[str, bytes | None] | None:

@@ -161,3 +161,154 @@ def test_a_break_stop_is_a_stop_and_no_rebase_is_none(pr_behind_main) -> None:  
     run_git(repo, "rebase", "-i", "HEAD~1", env={"GIT_SEQUENCE_EDITOR": "sed -i '1s/^/break\\n/'"})
     assert (repo / ".git" / "rebase-merge").is_dir()
     assert gitrepo.rebase_stop(gitrepo.open_repo(repo)) == "break"
+
+
+# -- the apply backend (`rebase --apply`, `rebase.backend=apply`) and commands run at its stop ----
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["rebase", "--apply", "main"],
+        ["-c", "rebase.backend=apply", "pull", "--rebase", "-q", ".", "main"],
+        ["-c", "rebase.backend=apply", "-c", "pull.rebase=true", "pull", "-q", ".", "main"],
+    ],
+)
+def test_the_driver_takes_an_apply_backend_rebase_started_by_pull_as_the_rebase(
+    pr_behind_main, command: list[str]
+) -> None:  # type: ignore[no-untyped-def]
+    repo = pr_behind_main()
+    out = run_git(repo, *command)
+    assert "resolved (rebase: the PR is theirs, main is ours" in out, out
+    assert not (repo / ".git" / "rebase-apply").exists(), out
+    assert read(repo) == ledger(BASE, MAIN_1, PR_1, PR_2)
+
+
+def _stopped_apply_rebase(tmp_path: Path, make_repo: Callable[..., Path]) -> Path:
+    """A PR branch whose `rebase --apply origin/main` replayed the changelog commit and then
+    stopped on another file (add/add), which the user resolved with `git commit` at the stop,
+    leaving `rebase-apply/` in place; main then moved on (MAIN_2) in another clone."""
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    repo = make_repo("repo", {CHANGELOG: BASE, ".changelog-tools.yaml": f"repository: {REPO}\n"})
+    assert run_cli("install-merge-driver", cwd=repo).returncode == 0
+    commit_files(repo, {}, "install the changelog merge driver")
+    git(repo, "remote", "add", "origin", str(origin))
+    git(repo, "push", "-q", "origin", "main")
+    git(repo, "checkout", "-q", "-b", "pr")
+    commit_files(repo, {CHANGELOG: ledger(BASE, PR_1)}, "pr 0")
+    commit_files(repo, {"p3": "pr\n"}, "pr 1")
+    git(repo, "checkout", "-q", "main")
+    commit_files(repo, {CHANGELOG: ledger(BASE, MAIN_1), "p3": "main\n"}, "main 0")
+    git(repo, "push", "-q", "origin", "main")
+    git(repo, "checkout", "-q", "pr")
+    out = run_git(repo, "rebase", "--apply", "origin/main")
+    assert "resolved (rebase: the PR is theirs" in out and "CONFLICT (add/add)" in out, out
+    (repo / "p3").write_text("resolved\n")
+    git(repo, "add", "p3")
+    git(repo, "commit", "-q", "-m", "pr 1, resolved at the stop")
+    assert (repo / ".git" / "rebase-apply").is_dir()
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(origin), str(other))
+    commit_files(other, {CHANGELOG: ledger(BASE, MAIN_1, MAIN_2)}, "main 1")
+    git(other, "push", "-q", "origin", "main")
+    return repo
+
+
+def test_a_plain_pull_at_an_apply_rebase_stop_is_a_merge_for_the_driver(
+    tmp_path: Path, make_repo: Callable[..., Path]
+) -> None:
+    repo = _stopped_apply_rebase(tmp_path, make_repo)
+    out = run_git(repo, "pull", "--no-rebase", "--no-edit", "origin", "main")
+    assert "resolved (merge: the PR is ours, main is theirs (theirs, commit" in out, out
+    assert read(repo) == ledger(BASE, MAIN_1, MAIN_2, PR_1)  # main's entries, then the PR's
+    check = run_cli(
+        "check", "--pr", "77", "--base-ref", "origin/main", "--no-config-keys", cwd=repo
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+@pytest.mark.parametrize(
+    ("action", "merged"),
+    [
+        ("pull --no-rebase origin main", False),  # no trace of git's merge: cannot be told
+        ("pull origin main (pick)", True),  # the rebase's step, yet a merge's trace: neither
+    ],
+)
+def test_the_driver_refuses_an_apply_rebase_stop_whose_facts_do_not_agree(
+    tmp_path: Path, make_repo: Callable[..., Path], action: str, merged: bool
+) -> None:
+    from changelog_tools.config import defaults
+    from changelog_tools.ledger.guard import Refusal
+    from changelog_tools.ledger.mergedriver import detect_sides
+
+    repo = _stopped_apply_rebase(tmp_path, make_repo)
+    git(repo, "fetch", "-q", "origin")
+    head = git(repo, "rev-parse", "origin/main")
+    environ = {f"GITHEAD_{head}": head} if merged else {}
+    with pytest.raises(Refusal, match=r"apply backend.*cannot be told"):
+        detect_sides(
+            gitrepo.open_repo(repo), config=defaults(repo), reflog_action=action, driver=True,
+            environ=environ,
+        )  # fmt: skip
+
+
+def test_resolve_at_an_apply_rebase_conflict_stop_is_the_rebase(pr_behind_main) -> None:  # type: ignore[no-untyped-def]
+    repo = pr_behind_main(driver=False)
+    run_git(repo, "rebase", "--apply", "main")
+    assert (repo / ".git" / "rebase-apply").is_dir()
+    proc = run_cli("resolve", "--add", cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "rebase: the PR is theirs, main is ours" in proc.stderr
+    assert read(repo) == ledger(BASE, MAIN_1, PR_1)
+
+
+# -- other commands run at a rebase's conflict stop ----------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["merge", "apply"])
+def test_resolve_refuses_a_stash_pop_at_a_rebase_conflict_stop(
+    pr_behind_main, backend: str
+) -> None:  # type: ignore[no-untyped-def]
+    repo = pr_behind_main()
+    git(repo, "checkout", "-q", "main")
+    commit_files(repo, {"README": "main's\n"}, "main 1")  # the PR's README commit conflicts
+    git(repo, "checkout", "-q", "pr")
+    (repo / CHANGELOG).write_bytes(ledger(BASE, PR_1, PR_2, MAIN_2))
+    git(repo, "stash", "-q")
+    out = run_git(repo, "rebase", f"--{backend}", "main")
+    assert "Merge conflict in README" in out, out
+    assert (repo / ".git" / f"rebase-{backend}").is_dir()
+    (repo / "README").write_text("both\n")
+    git(repo, "add", "README")  # the rebase's own conflict is resolved; it is still stopped
+    out = run_git(repo, "stash", "pop")
+    assert "not resolved" in out, out
+    assert CHANGELOG in git(repo, "diff", "--name-only", "--diff-filter=U")
+    before = read(repo)
+    proc = run_cli("resolve", "--add", cwd=repo)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "CL516" in proc.stdout + proc.stderr
+    assert "not the rebase's own" in proc.stdout + proc.stderr
+    assert read(repo) == before  # nothing written
+    assert CHANGELOG in git(repo, "diff", "--name-only", "--diff-filter=U")  # nor staged
+
+
+def test_resolve_refuses_an_am_at_a_rebase_conflict_stop(pr_behind_main, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    repo = pr_behind_main(driver=False)
+    git(repo, "checkout", "-q", "-b", "side", "main~1")
+    commit_files(repo, {CHANGELOG: ledger(BASE, MAIN_2)}, "a mailed patch")
+    patch = git(repo, "format-patch", "-1", "-o", str(tmp_path / "patches"))
+    git(repo, "checkout", "-q", "pr")
+    run_git(repo, "rebase", "main")
+    assert gitrepo.rebase_stop(gitrepo.open_repo(repo)) == "conflict"
+    (repo / CHANGELOG).write_bytes(ledger(BASE, MAIN_1, PR_1))
+    git(repo, "add", CHANGELOG)
+    git(repo, "commit", "-q", "-m", "resolved at the stop")
+    out = run_git(repo, "am", "-3", patch)
+    assert CHANGELOG in git(repo, "diff", "--name-only", "--diff-filter=U"), out
+    assert (repo / ".git" / "rebase-merge").is_dir()
+    before = read(repo)
+    proc = run_cli("resolve", "--add", cwd=repo)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "a git am is in progress" in proc.stdout + proc.stderr
+    assert read(repo) == before
