@@ -241,7 +241,12 @@ def _stopped_rebase(stop: str, *, driver: bool) -> str:
     return (
         f"a rebase is stopped ({stop}) and the conflict comes from {what} run at the stop, "
         "not from the rebase; which side is main cannot be told"
-        + (": run `changelog-tools resolve` once git stops" if driver else "")
+        + (
+            ": run `changelog-tools resolve` once git stops (it tells a cherry-pick; anything "
+            "else needs `--pr-side`)"
+            if driver
+            else ""
+        )
     )
 
 
