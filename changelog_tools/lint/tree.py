@@ -50,6 +50,9 @@ class GitTree:
     _listing: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _listed: list[bool] = field(default_factory=list, compare=False, repr=False)
     _links: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # Files under a symlinked directory (git lists the link, never what is under it), as a
+    # checkout has them: each path and the listed path it reads as.
+    _through: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def read(self, path: str) -> bytes | None:
         if path not in self._blobs:
@@ -57,7 +60,7 @@ class GitTree:
             if self._listed and sha != _SYMLINK and (sha or not self._behind_link(path)):
                 self._blobs[path] = read_object(self.repo, sha) if sha else None
             else:  # a symlink reads as its target (the blob reader follows it), as checked out,
-                # and so does a file under a symlinked directory (the listing never has it)
+                # and so does a file under a symlinked directory the listing did not reach
                 self._blobs[path] = self.repo.read_blob(self.ref, path)
         return self._blobs[path]
 
@@ -72,39 +75,70 @@ class GitTree:
                 self._listing[entry.path] = _SYMLINK if entry.is_symlink else entry.sha
                 if entry.is_symlink:
                     self._links[entry.path] = entry.sha
+            self._list_linked_directories()
             self._listed.append(True)
         return tuple(sorted(p for p in self._listing if _under(p, prefix)))
 
+    def _list_linked_directories(self) -> None:
+        """Add the files under each symlinked directory to the listing, under the link's name
+        (a link to a link's directory too, up to a bounded depth)."""
+        targets = {
+            name: target
+            for name, target in self._link_paths().items()
+            if target != "." and not name.startswith(target + "/")  # its own ancestor: endless
+        }
+        for _ in range(_LINK_CHAIN):
+            found: dict[str, str] = {}
+            for name, target in targets.items():
+                prefix = target + "/"
+                for path, sha in self._listing.items():
+                    reached = name + path[len(target) :]
+                    if path.startswith(prefix) and reached not in self._listing:
+                        found[reached] = sha
+                        self._through[reached] = self._through.get(path, path)
+            if not found:
+                return
+            self._listing.update(found)
+
     def link_target(self, path: str) -> str | None:
-        """The file of this tree the symlink ``path`` points at; None when ``path`` is no
-        symlink, or points outside the tree or at another symlink."""
+        """The file of this tree the symlink ``path`` (or a file under a symlinked directory)
+        points at; None when ``path`` is neither, or points outside the tree or at another
+        symlink."""
         self.paths()
+        through = self._through.get(path)
+        if through is not None:
+            return through if self._listing.get(through) not in (None, _SYMLINK) else None
         sha = self._links.get(path)
         return self._target(path, sha) if sha else None
 
     def links(self) -> dict[str, str]:
         """Every symlink of this tree and the path inside the tree it names (a file or a
         directory; normalised, not followed further). Links out of the tree are left out."""
-        import posixpath
-
         self.paths()
+        return self._link_paths()
+
+    def _link_paths(self) -> dict[str, str]:
         out = {}
         for name, sha in self._links.items():
-            target = read_object(self.repo, sha).decode("utf-8", "replace")
-            if target.startswith("/"):
-                continue
-            resolved = posixpath.normpath(posixpath.join(posixpath.dirname(name), target))
-            if resolved != ".." and not resolved.startswith("../"):
+            resolved = self._resolve(name, sha)
+            if resolved is not None:
                 out[name] = resolved
         return out
 
-    def _target(self, name: str, sha: str) -> str | None:
-        """The file of this tree the symlink ``name`` (object ``sha``) points at, or None."""
+    def _resolve(self, name: str, sha: str) -> str | None:
+        """The path the symlink ``name`` (object ``sha``) names inside this tree, or None."""
         import posixpath
 
         target = read_object(self.repo, sha).decode("utf-8", "replace")
+        if target.startswith("/"):
+            return None
         resolved = posixpath.normpath(posixpath.join(posixpath.dirname(name), target))
-        regular = self._listing.get(resolved)
+        return None if resolved == ".." or resolved.startswith("../") else resolved
+
+    def _target(self, name: str, sha: str) -> str | None:
+        """The file of this tree the symlink ``name`` (object ``sha``) points at, or None."""
+        resolved = self._resolve(name, sha)
+        regular = self._listing.get(resolved) if resolved is not None else None
         return resolved if regular is not None and regular != _SYMLINK else None
 
 

@@ -142,6 +142,33 @@ def test_lint_judges_a_benchmark_script_under_a_symlinked_directory(tmp_path: Pa
     code, out = _lint_pr(root)
     assert code == 1, out
     assert f"{SCRIPT}:4: CL740" in out, out
+    # The audit lists the files under the linked directory as a checkout has them.
+    from tests.conftest import run_cli
+
+    audit = run_cli("lint", "--all", "--rule", "engine-patches", cwd=root)
+    assert f"{SCRIPT}:4: CL740" in audit.stdout, audit.stdout + audit.stderr
+
+
+def test_a_file_under_a_symlinked_directory_is_reported_once_at_its_target(
+    tmp_path: Path,
+) -> None:
+    # Both names match the script patterns: the finding is the target's, as for a linked file.
+    from tests.lint.test_patches import APPLY, SCRIPT
+
+    root = make_world(tmp_path / "w", {SCRIPT: APPLY})
+    before = found(lint_change(root, audit=True))
+    assert (("CL740", SCRIPT, 4)) in before
+    os.symlink("fixed_seq_len", root / "benchmarks" / "single_node" / "alias")
+    _commit_all(root, "link the scripts directory under a second name")
+    from changelog_tools.gitrepo import open_repo
+    from changelog_tools.lint.tree import GitTree
+
+    tree = GitTree(open_repo(root), git(root, "rev-parse", "HEAD"))
+    alias = "benchmarks/single_node/alias/alpha_fp8_h200.sh"
+    assert alias in tree.paths("benchmarks/single_node/alias")
+    assert tree.read(alias) == (root / SCRIPT).read_bytes()
+    assert tree.link_target(alias) == SCRIPT
+    assert found(lint_change(root, audit=True)) == before
 
 
 def test_changed_paths_through_links_follow_a_chain_and_stop_at_a_self_loop() -> None:
