@@ -78,7 +78,12 @@ def git_environment(*layers: Mapping[str, str] | None) -> dict[str, str]:
 
 
 def scrub_environment() -> None:
-    """Remove hook-exported git variables from this process and make git non-interactive."""
+    """Remove hook-exported git variables from this process and make git non-interactive.
+
+    Deliberate, and documented for users (docs/check.md, docs/merging.md): a hook exports
+    ``GIT_DIR`` and friends for the repository it runs in, and the tool must act on the
+    repository it was pointed at (its configuration's or working directory's), not on those.
+    """
     for name in (*GIT_LOCAL_VARS, *GITPYTHON_VARS):
         os.environ.pop(name, None)
     os.environ["GIT_TERMINAL_PROMPT"] = "0"

@@ -19,7 +19,7 @@ from changelog_tools.errors import ConfigError
 from changelog_tools.ledger import masterconfig as mc
 from changelog_tools.lint import codes, shell
 from changelog_tools.lint.paths import matches
-from changelog_tools.lint.tree import TreeView
+from changelog_tools.lint.tree import TreeView, reached_through_links, same_file
 
 # Old InferenceX commits keep the master configs here; used when none of the configured exist.
 LEGACY_MASTER_DIR = ".github/configs"
@@ -104,11 +104,21 @@ class Context:
         self.head = request.head
         self.base = request.base
         self.audit = request.changed is None
-        self.changed = frozenset(request.changed or ())
+        # What git lists: a file edited through a symlink is listed under its target's name.
+        self.listed = frozenset(request.changed or ())
         self._texts: dict[tuple[bool, str], str | None] = {}
         self._lines: dict[str, list[shell.LogicalLine]] = {}
         self._stripped: dict[str, list[str]] = {}
         self._added: dict[str, frozenset[int]] = {}
+
+    @cached_property
+    def changed(self) -> frozenset[str]:
+        """Head paths the change added, modified or deleted: what git lists, and the paths
+        that read a listed file through a symlink (a linked script, a file under a linked
+        directory), so a rule that picks files by name judges an edit made through a link."""
+        if self.audit:
+            return self.listed
+        return self.listed | reached_through_links(self.head, self.listed)
 
     # -- files ----------------------------------------------------------------------------
     def text(self, path: str, *, base: bool = False) -> str | None:
@@ -220,7 +230,17 @@ class Context:
 
     @property
     def masters_changed(self) -> bool:
-        return self.audit or any(p in self.changed for p in self.master_paths)
+        """Whether a master config reads differently at the head: its bytes at both
+        revisions, symlinks followed, as `check` compares them (git lists an edit made
+        through a linked file or directory under the target's name, not the configured one)."""
+        if self.audit:
+            return True
+        if any(p in self.listed for p in self.master_paths):
+            return True
+        base = self.base
+        return base is not None and not all(
+            same_file(base, self.head, p) for p in self.master_paths
+        )
 
     def entry(self, name: str) -> Entry:
         master = self.head_masters.file_of(name)

@@ -156,7 +156,10 @@ def render_lint_docs() -> str:
         "git, never the working tree; the base defaults to the merge-base with main); "
         "`changelog-tools lint --all` audits the whole tree at the head ref. Trusted inputs "
         "(MODELS.md, golden AL files, existing waivers, every `lint-*` option, `master-configs` and `changelog`) "
-        "come from the base. Exit 0 without error findings, 1 with any, 2 usage, 3 git.",
+        "come from the base. A file is judged under the name the configuration and the rules "
+        "give it even when the change edits it through a symlink (a linked master config or "
+        "script, or a file in a linked directory: git lists only the target's name). "
+        "Exit 0 without error findings, 1 with any, 2 usage, 3 git.",
         "",
         "Every rule can be turned off or have its severities changed (`lint-rules`: `on`, "
         "`warning`, `error`, `off`), and findings can be accepted with a written reason "

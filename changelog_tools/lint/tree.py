@@ -8,7 +8,7 @@ reading a pull request through the API, and tests).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -32,6 +32,9 @@ def _under(path: str, prefix: str) -> bool:
     return path == directory or path.startswith(directory + "/")
 
 
+# How many links deep a change is followed (git's own limit on a chain of links is 40; a
+# real tree chains two or three).
+_LINK_CHAIN = 40
 _SYMLINK = "symlink"  # in a listing instead of the object id: the link's bytes are a name
 
 
@@ -47,15 +50,24 @@ class GitTree:
     _listing: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _listed: list[bool] = field(default_factory=list, compare=False, repr=False)
     _links: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # Files under a symlinked directory (git lists the link, never what is under it), as a
+    # checkout has them: each path and the listed path it reads as.
+    _through: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def read(self, path: str) -> bytes | None:
         if path not in self._blobs:
-            if self._listed and self._listing.get(path) != _SYMLINK:
-                sha = self._listing.get(path)
+            sha = self._listing.get(path)
+            if self._listed and sha != _SYMLINK and (sha or not self._behind_link(path)):
                 self._blobs[path] = read_object(self.repo, sha) if sha else None
-            else:  # a symlink reads as its target (the blob reader follows it), as checked out
+            else:  # a symlink reads as its target (the blob reader follows it), as checked out,
+                # and so does a file under a symlinked directory the listing did not reach
                 self._blobs[path] = self.repo.read_blob(self.ref, path)
         return self._blobs[path]
+
+    def _behind_link(self, path: str) -> bool:
+        """Whether a directory on the way to ``path`` is a symlink of the listing."""
+        parts = path.split("/")
+        return any("/".join(parts[:n]) in self._links for n in range(1, len(parts)))
 
     def paths(self, prefix: str = "") -> tuple[str, ...]:
         if not self._listed:
@@ -63,23 +75,70 @@ class GitTree:
                 self._listing[entry.path] = _SYMLINK if entry.is_symlink else entry.sha
                 if entry.is_symlink:
                     self._links[entry.path] = entry.sha
+            self._list_linked_directories()
             self._listed.append(True)
         return tuple(sorted(p for p in self._listing if _under(p, prefix)))
 
+    def _list_linked_directories(self) -> None:
+        """Add the files under each symlinked directory to the listing, under the link's name
+        (a link to a link's directory too, up to a bounded depth)."""
+        targets = {
+            name: target
+            for name, target in self._link_paths().items()
+            if target != "." and not name.startswith(target + "/")  # its own ancestor: endless
+        }
+        for _ in range(_LINK_CHAIN):
+            found: dict[str, str] = {}
+            for name, target in targets.items():
+                prefix = target + "/"
+                for path, sha in self._listing.items():
+                    reached = name + path[len(target) :]
+                    if path.startswith(prefix) and reached not in self._listing:
+                        found[reached] = sha
+                        self._through[reached] = self._through.get(path, path)
+            if not found:
+                return
+            self._listing.update(found)
+
     def link_target(self, path: str) -> str | None:
-        """The file of this tree the symlink ``path`` points at; None when ``path`` is no
-        symlink, or points outside the tree or at another symlink."""
+        """The file of this tree the symlink ``path`` (or a file under a symlinked directory)
+        points at; None when ``path`` is neither, or points outside the tree or at another
+        symlink."""
         self.paths()
+        through = self._through.get(path)
+        if through is not None:
+            return through if self._listing.get(through) not in (None, _SYMLINK) else None
         sha = self._links.get(path)
         return self._target(path, sha) if sha else None
 
-    def _target(self, name: str, sha: str) -> str | None:
-        """The file of this tree the symlink ``name`` (object ``sha``) points at, or None."""
+    def links(self) -> dict[str, str]:
+        """Every symlink of this tree and the path inside the tree it names (a file or a
+        directory; normalised, not followed further). Links out of the tree are left out."""
+        self.paths()
+        return self._link_paths()
+
+    def _link_paths(self) -> dict[str, str]:
+        out = {}
+        for name, sha in self._links.items():
+            resolved = self._resolve(name, sha)
+            if resolved is not None:
+                out[name] = resolved
+        return out
+
+    def _resolve(self, name: str, sha: str) -> str | None:
+        """The path the symlink ``name`` (object ``sha``) names inside this tree, or None."""
         import posixpath
 
         target = read_object(self.repo, sha).decode("utf-8", "replace")
+        if target.startswith("/"):
+            return None
         resolved = posixpath.normpath(posixpath.join(posixpath.dirname(name), target))
-        regular = self._listing.get(resolved)
+        return None if resolved == ".." or resolved.startswith("../") else resolved
+
+    def _target(self, name: str, sha: str) -> str | None:
+        """The file of this tree the symlink ``name`` (object ``sha``) points at, or None."""
+        resolved = self._resolve(name, sha)
+        regular = self._listing.get(resolved) if resolved is not None else None
         return resolved if regular is not None and regular != _SYMLINK else None
 
 
@@ -94,6 +153,52 @@ class MemoryTree:
 
     def paths(self, prefix: str = "") -> tuple[str, ...]:
         return tuple(sorted(p for p in self.files if _under(p, prefix)))
+
+
+def same_file(base: TreeView, head: TreeView, path: str) -> bool:
+    """Whether ``path`` reads the same at ``base`` and ``head``, symlinks on the way followed
+    (as `check` compares the master configs): a path that is the same regular file in both
+    trees is answered from two small tree reads, any other by reading both revisions' bytes.
+    """
+    if (
+        isinstance(base, GitTree)
+        and isinstance(head, GitTree)
+        and base.repo is head.repo
+        and head.repo.same_file(base.ref, head.ref, path)
+    ):
+        return True
+    return base.read(path) == head.read(path)
+
+
+def reached_through_links(head: TreeView, changed: Collection[str]) -> frozenset[str]:
+    """Paths of ``head`` whose bytes ``changed`` through a symlink: a link to a changed file,
+    and a file under a symlinked directory whose counterpart in the link's target changed.
+
+    git lists a change under the target's name only; a rule that picks its files by name
+    (or a master config configured under the link's name) must see the link's name too.
+    """
+    links_of = getattr(head, "links", None)
+    if links_of is None or not changed:
+        return frozenset()
+    # A directory linked to one of its own ancestors names its files endlessly: left out.
+    links: dict[str, str] = {
+        link: target
+        for link, target in links_of().items()
+        if target != "." and not link.startswith(target + "/")
+    }
+    found = set(changed)
+    grew = True
+    rounds = 0
+    while grew and rounds < _LINK_CHAIN:  # a link to a link: again, up to a bounded depth
+        grew, rounds = False, rounds + 1
+        for link, target in links.items():
+            prefix = target + "/"
+            reached = {link} if target in found else set()
+            reached.update(link + p[len(target) :] for p in found if p.startswith(prefix))
+            if not reached <= found:
+                found |= reached
+                grew = True
+    return frozenset(found - set(changed))
 
 
 def changed_paths(base: TreeView | None, head: TreeView, *, repo: GitRepo | None = None,

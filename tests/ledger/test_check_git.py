@@ -152,6 +152,26 @@ def test_outside_a_repository_git_mode_is_a_usage_error(tmp_path: Path) -> None:
     assert "not inside a git repository" in proc.stderr
 
 
+def test_git_dir_and_work_tree_in_the_environment_do_not_choose_the_repository(
+    tmp_path: Path,
+) -> None:
+    # A hook exports GIT_DIR (and often GIT_WORK_TREE) for the repository it runs in; check
+    # judges the repository its working directory (and configuration) is in, as documented.
+    bad = init_repo(tmp_path / "a")
+    branch(bad, "feature", {"perf-changelog.yaml": appended(entry("retired-key"))})
+    good = init_repo(tmp_path / "b")
+    branch(good, "feature", {"perf-changelog.yaml": appended(entry(KEY))})
+    elsewhere = {"GIT_DIR": str(bad / ".git"), "GIT_WORK_TREE": str(bad)}
+    proc = run_cli("check", "--pr", "7", cwd=good, env=elsewhere)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"-> HEAD ({git(good, 'rev-parse', 'HEAD')[:12]})" in proc.stderr, proc.stderr
+    # And the other way round: the failing repository fails whatever the variables name.
+    back = {"GIT_DIR": str(good / ".git"), "GIT_WORK_TREE": str(good)}
+    failed = run_cli("check", "--pr", "7", cwd=bad, env=back)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "perf-changelog.yaml:14:7: CL301" in failed.stdout
+
+
 def test_pr_and_local_together_are_a_usage_error(repo: Path) -> None:
     proc = run_cli("check", "--pr", "3", "--local", cwd=repo)
     assert proc.returncode == 2
