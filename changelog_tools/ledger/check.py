@@ -378,8 +378,26 @@ def _base_not_ancestor(
     repo: Any, base_ref: str, base_sha: str, head_sha: str, path: str
 ) -> dx.Diagnostic:
     """A base that is not an ancestor of the head (main's tip, for a pull request behind main)
-    makes main's own later entries look like the PR's edits: say so, naming the merge-base."""
-    merge_base = repo.merge_base(base_sha, head_sha)
+    makes main's own later entries look like the PR's edits: say so, naming the merge-base.
+
+    Without a merge-base (a shallow clone cut above the fork, or unrelated histories) the
+    findings still stand as a comparison of the two files, as `lint` and `canonicalize` make
+    it: the warning says what is missing instead of failing the whole check."""
+    merge_base = repo.try_merge_base(base_sha, head_sha)
+    if merge_base is None:
+        shallow = _is_shallow(repo)
+        return dx.warning(
+            BASE_NOT_ANCESTOR,
+            f"the base {base_ref} ({base_sha[:12]}) is not an ancestor of the head "
+            f"({head_sha[:12]}) and they have no common ancestor"
+            + (" in this shallow clone" if shallow else "")
+            + ": the findings compare the two files, whatever history lies between them",
+            path,
+            hint="fetch the whole history (git fetch --unshallow; actions/checkout: "
+            "`fetch-depth: 0`) and compare with the merge-base"
+            if shallow
+            else "compare with a base the head descends from",
+        )
     return dx.warning(
         BASE_NOT_ANCESTOR,
         f"the base {base_ref} ({base_sha[:12]}) is not an ancestor of the head "
@@ -389,6 +407,14 @@ def _base_not_ancestor(
         hint=f"compare with the merge-base: --base-ref {merge_base[:12]}, or leave --base-ref "
         "out (the default is the merge-base with the main branch)",
     )
+
+
+def _is_shallow(repo: Any) -> bool:
+    # Only to word a warning: a question git cannot answer is not an error of its own.
+    try:
+        return bool(repo.is_shallow())
+    except GitError:
+        return False
 
 
 def _config_at_base(

@@ -418,6 +418,41 @@ def test_a_base_that_is_not_an_ancestor_is_named_with_the_merge_base(tmp_path: P
     assert "CL117" not in merge_base.stdout
 
 
+def test_a_base_without_common_ancestor_in_a_shallow_clone_is_a_warning(tmp_path: Path) -> None:
+    """Both tips fetched with --depth 1 share no history: the findings still compare the two
+    files (as `lint` does with the same base) and CL117 says to fetch the history, where the
+    missing merge-base used to end the whole check as a git failure."""
+    root = init_repo(tmp_path / "origin")
+    branch(root, "pr", {"perf-changelog.yaml": appended(entry(KEY, link=f"{PULL}12"))})
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", "-b", "pr", f"file://{root}", str(shallow))
+    git(shallow, "fetch", "-q", "--depth", "1", "origin", "main:main")
+    proc = run_cli("check", "--pr", "12", "--base-ref", "main", "--format", "json", cwd=shallow)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["change"]["appended"] == 1
+    (warning,) = [d for d in report["diagnostics"] if d["code"] == "CL117"]
+    assert "no common ancestor in this shallow clone" in warning["message"]
+    assert "--unshallow" in warning["hint"]
+    lint = run_cli("lint", "--base-ref", "main", cwd=shallow)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_a_base_of_unrelated_history_is_a_warning_not_a_git_failure(tmp_path: Path) -> None:
+    root = init_repo(tmp_path / "repo")
+    git(root, "checkout", "-q", "--orphan", "other")
+    other = entry("beta-fp4-gpu-b-trt", link=f"{PULL}5", description="Only over there")
+    commit_files(root, {"perf-changelog.yaml": appended(other)}, "unrelated")
+    git(root, "checkout", "-q", "main")
+    branch(root, "pr", {"perf-changelog.yaml": appended(entry(KEY, link=f"{PULL}12"))})
+    proc = run_cli("check", "--pr", "12", "--base-ref", "other", cwd=root)
+    # The PR lacks the other history's entry: a finding (exit 1), not a git failure (exit 3).
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "CL117" in proc.stdout
+    assert "no common ancestor:" in proc.stdout
+    assert "shallow" not in proc.stdout
+
+
 def _check_limited(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """`check` in a subprocess whose address space is capped, so that reading an endless
     device fails at once (MemoryError) instead of taking the machine's memory."""
