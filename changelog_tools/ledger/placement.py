@@ -194,7 +194,7 @@ def read_base(
     # command line's fault (exit 2, with the hint to fetch it), not a failure of git.
     ref = (
         repo.user_commit(base_ref)
-        if base_ref
+        if base_ref is not None
         else default_base(repo, head="HEAD", main_branch=config.main_branch, remote=config.remote)
     )
     return repo.read_blob(ref, relative), f"{relative}@{ref[:12] if base_ref is None else base_ref}"

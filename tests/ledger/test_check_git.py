@@ -505,6 +505,9 @@ def test_an_empty_ref_is_refused_as_canonicalize_refuses_it(repo: Path, option: 
     proc = run_cli("check", "--pr", "7", option, "", cwd=repo)
     canonicalize = run_cli("canonicalize", "--pr", "7", "--base-ref", "", cwd=repo)
     assert (proc.returncode, canonicalize.returncode) == (2, 2), proc.stdout + proc.stderr
-    assert proc.stderr.startswith(f"error: unknown revision '' in {repo}\n"), proc.stderr
-    assert canonicalize.stderr.splitlines()[:2] == proc.stderr.splitlines()[:2]
+    assert proc.stderr.startswith(f"error: unknown revision '' given to {option}\n"), proc.stderr
+    assert canonicalize.stderr.splitlines()[:2] == [
+        "error: unknown revision '' given to --base-ref",
+        proc.stderr.splitlines()[1],
+    ]
     assert proc.stdout == ""
