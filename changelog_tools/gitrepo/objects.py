@@ -19,8 +19,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from changelog_tools.errors import GitError, UsageError
-from changelog_tools.gitrepo.runner import Runner, _ascii, _failures, _one_line, _text
+from changelog_tools.errors import DataError, GitError, UsageError
+from changelog_tools.gitrepo.runner import (
+    Runner,
+    _ascii,
+    _failures,
+    _no_git,
+    _one_line,
+    _text,
+    git_environment,
+)
 
 # GitPython's ValueError for a name git answered "missing" or "ambiguous" to (3.1.41 to 3.2).
 _UNRESOLVED = "could not be resolved"
@@ -40,6 +48,18 @@ _TREE, _LINK, _FILE, _KIND = 0o040000, 0o120000, 0o100000, 0o170000
 _WORTH_PROVING = 1 << 20
 # git's own limit on symlinks followed in one lookup (GET_TREE_ENTRY_FOLLOW_SYMLINKS_MAX_LINKS).
 _MAX_LINKS = 40
+
+
+class BlobTooLarge(DataError):
+    """A file at a revision is larger than the caller's limit; none of it was read."""
+
+    def __init__(self, ref: str, path: str, size: int, limit: int) -> None:
+        self.ref = ref
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            f"{path} at {ref} is {size:,} bytes; the limit is {limit:,} (`max-file-size`)"
+        )
 
 
 @dataclass(frozen=True)
@@ -237,15 +257,79 @@ class Objects(Runner):
             )
         return sha
 
-    def read_blob(self, ref: str, path: str) -> bytes | None:
-        """Exact bytes of ``path`` at ``ref``; None when the path does not exist there."""
+    def read_blob(self, ref: str, path: str, *, max_size: int | None = None) -> bytes | None:
+        """Exact bytes of ``path`` at ``ref``; None when the path does not exist there.
+
+        With ``max_size``, a larger blob raises :class:`BlobTooLarge` from its size alone,
+        before any of it is read (a 300 MB file would otherwise take twice that in memory)."""
         root = self._root(ref)
         if root is None:
             raise GitError(f"unknown git revision {ref!r}")
         found = self._find(root, path)
         if found is None or found[0] & _KIND != _FILE:
             return None  # absent, a directory or a submodule: there is no file of that name
+        if max_size is not None:
+            return self._read_capped(ref, path, found[1], max_size)
         return self.read_object(found[1])
+
+    def _read_capped(self, ref: str, path: str, oid: str, limit: int) -> bytes:
+        """The blob ``oid`` (``path`` at ``ref``) when it is at most ``limit`` bytes, else
+        BlobTooLarge. Without GitPython one ``cat-file --batch`` process is read up to the
+        header and stopped there when the blob is too large: the same one process a small
+        blob costs, not a second one to ask its size first."""
+        if self._gitpython_loaded or self._remembered(oid) is not None:
+            self._within(ref, path, oid, limit)  # from memory, or the persistent reader
+            return self.read_object(oid)
+        import subprocess
+
+        try:
+            proc = subprocess.Popen(
+                ["git", "cat-file", "--batch"],
+                cwd=self.path,
+                env=git_environment(self._env),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except FileNotFoundError:
+            if _no_git():
+                raise GitError("git is not installed (no `git` on PATH)") from None
+            raise GitError(f"git cat-file {oid} failed: {self.path} is missing") from None
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        try:
+            try:
+                proc.stdin.write(oid.encode("ascii") + b"\n")
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass  # git stopped at once: its stderr says why, below
+            line = proc.stdout.readline()
+            header = _header(line.removesuffix(b"\n")) if line else None
+            if header is None or header[1] != "blob":
+                reason = _one_line(_text(proc.stderr.read())) if not line else ""
+                raise GitError(f"git object {oid} is missing" + (f": {reason}" if reason else ""))
+            if header[2] > limit:
+                raise BlobTooLarge(ref, path, header[2], limit)
+            data = proc.stdout.read(header[2])
+            if len(data) != header[2]:
+                raise GitError(
+                    f"git cat-file --batch sent {len(data)} of {header[2]} bytes of {oid}"
+                )
+        finally:
+            if proc.poll() is None:
+                proc.kill()  # a blob too large: the rest of it is never sent
+            proc.wait()
+            proc.stdout.close()
+            proc.stderr.close()
+        found = (header[0], "blob", data)
+        self._remember(oid, found)
+        return data
+
+    def _within(self, ref: str, path: str, oid: str, limit: int) -> int | None:
+        """The size of the blob ``oid`` (``path`` at ``ref``); BlobTooLarge past ``limit``."""
+        size = self._blob_size(oid)
+        if size is not None and size > limit:
+            raise BlobTooLarge(ref, path, size, limit)
+        return size
 
     def first_commit(self, names: tuple[str, ...]) -> str | None:
         """The first of ``names`` that names a commit; None when none does.
@@ -285,7 +369,13 @@ class Objects(Runner):
         return records[1][2]
 
     def read_blob_from(
-        self, ref: str, path: str, known: bytes, *, worth_from: int = _WORTH_PROVING
+        self,
+        ref: str,
+        path: str,
+        known: bytes,
+        *,
+        worth_from: int = _WORTH_PROVING,
+        max_size: int | None = None,
     ) -> bytes | None:
         """:meth:`read_blob`, taken from ``known`` when the blob is ``known`` or its start.
 
@@ -295,15 +385,15 @@ class Objects(Runner):
         blob's id, so what is returned is exactly the blob; only its size is asked of git,
         which then need not inflate and send the whole file (most of `check`'s extra time on
         a long history). Anything else, and any ``known`` shorter than ``worth_from`` bytes,
-        is read as :meth:`read_blob` reads it.
+        is read as :meth:`read_blob` reads it, ``max_size`` as there.
         """
         if len(known) < worth_from:
-            return self.read_blob(ref, path)
+            return self.read_blob(ref, path, max_size=max_size)
         found = self._path_id(ref, path)
         if found is None or found[0] & _KIND != _FILE:
             return None
         oid = found[1]
-        size = self._blob_size(oid)
+        size = self._blob_size(oid) if max_size is None else self._within(ref, path, oid, max_size)
         if size is not None and size <= len(known):
             start = memoryview(known)[:size]
             if _object_id(start, len(oid)) == oid:
@@ -521,7 +611,12 @@ def _tree_entries(oid: str, data: bytes) -> dict[bytes, tuple[int, str]]:
             or not mode
         ):
             raise GitError(f"git tree {oid} is damaged")
-        entries[data[space + 1 : nul]] = (int(mode, 8), data[nul + 1 : nul + 1 + width].hex())
+        name = data[space + 1 : nul]
+        if name in entries:
+            # git reads the first of two entries of one name, a dict would keep the last: the
+            # tree is damaged (git fsck: duplicateEntries), and neither copy is chosen silently.
+            raise GitError(f"git tree {oid} is damaged: it names {_text(name)!r} twice")
+        entries[name] = (int(mode, 8), data[nul + 1 : nul + 1 + width].hex())
         at = nul + 1 + width
     return entries
 

@@ -126,6 +126,25 @@ def _deleted_file(base: bytes, path: str, where: str, *, mode: str, pr: int | No
         path,
         hint="restore the file; entries are never deleted",
     )
+    return _one_finding(diagnostic, base, path, mode=mode, pr=pr)
+
+
+def _too_large(exc: Any, path: str, head_sha: str, *, mode: str, pr: int | None) -> CheckResult:
+    """CL006 for a changelog over ``max-file-size`` at the head (in the words `check` uses for
+    a file), or at the base (then saying so), none of it read."""
+    where = "" if exc.ref == head_sha else f" at the base ({exc.ref[:12]})"
+    diagnostic = dx.error(
+        dx.TOO_LARGE,
+        f"file{where} is {exc.size:,} bytes; the limit is {exc.limit:,} (`max-file-size`)",
+        path,
+    )
+    return _one_finding(diagnostic, b"", path, mode=mode, pr=pr)
+
+
+def _one_finding(
+    diagnostic: dx.Diagnostic, base: bytes, path: str, *, mode: str, pr: int | None
+) -> CheckResult:
+    """The result of a change judged by one finding alone (no entry was compared)."""
     change = appendonly.Change(appendonly.ChangeKind.INVALID, base, b"", diagnostics=(diagnostic,))
     report = dx.Report(command="check")
     report.extend([diagnostic])
@@ -204,18 +223,24 @@ def _run_git(
     # usually are (or begin): read that way, git only confirms them by id instead of sending
     # two whole files, which on a long history is most of what git mode adds.
     worktree = _worktree_copy(repo.path / changelog, head_ref, config)
-    head = (
-        repo.read_blob_from(head_sha, changelog, worktree)
-        if worktree is not None
-        else repo.read_blob(head_sha, changelog)
-    )
-    base_bytes = (
-        None
-        if not base.sha
-        else repo.read_blob_from(base.sha, changelog, head)
-        if head is not None
-        else repo.read_blob(base.sha, changelog)
-    )
+    limit = config.max_file_size
+    try:
+        head = (
+            repo.read_blob_from(head_sha, changelog, worktree, max_size=limit)
+            if worktree is not None
+            else repo.read_blob(head_sha, changelog, max_size=limit)
+        )
+        base_bytes = (
+            None
+            if not base.sha
+            else repo.read_blob_from(base.sha, changelog, head, max_size=limit)
+            if head is not None
+            else repo.read_blob(base.sha, changelog, max_size=limit)
+        )
+    except gitrepo.BlobTooLarge as exc:
+        # Refused from the blob's size alone: reading a 300 MB ledger to say it is too large
+        # would take twice that in memory first.
+        return _too_large(exc, changelog, head_sha, mode=mode, pr=pr)
     if head is None and base_bytes is not None:
         # The change deleted the whole ledger: a failed rule (exit 1), not a wrong path.
         return _deleted_file(base_bytes, changelog, f"{base.ref}{base.how}", mode=mode, pr=pr)
