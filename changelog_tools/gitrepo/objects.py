@@ -164,6 +164,19 @@ class Objects(Runner):
             oldest = next(iter(self._objects))
             self._objects_size -= len(self._objects.pop(oldest)[2])
 
+    def _peeled(self, name: str, peel: str) -> tuple[str, str, bytes] | None:
+        """:meth:`_lookup` of ``name`` peeled by ``peel`` (``^{commit}``, ``^{tree}``).
+
+        A name with a colon in it runs to its end (``:/text`` searches commit messages for
+        the rest, ``REV:path`` names the rest as a path): the peel appended would become part
+        of the text or the path. Such a name is resolved first, then its object id peeled."""
+        if ":" in name:
+            found = self._lookup(name)
+            if found is None:
+                return None
+            name = found[0]
+        return self._lookup(f"{name}{peel}")
+
     def _tree(self, oid: str) -> dict[bytes, tuple[int, str]]:
         """The entries of the tree ``oid``: name -> (mode, object id)."""
         entries = self._trees.get(oid)
@@ -183,7 +196,7 @@ class Objects(Runner):
 
     def _root(self, ref: str) -> str | None:
         """The tree of the commit ``ref`` names; None when it names no commit."""
-        found = self._lookup(f"{ref}^{{commit}}")
+        found = self._peeled(ref, "^{commit}")
         if found is None:
             return None
         header = found[2][: found[2].find(b"\n")]  # a commit starts "tree <id>"
@@ -228,14 +241,14 @@ class Objects(Runner):
 
     def rev_parse(self, ref: str) -> str:
         """The commit ``ref`` names; GitError when it names none."""
-        found = self._lookup(f"{ref}^{{commit}}")
+        found = self._peeled(ref, "^{commit}")
         if found is None:
             raise GitError(f"{ref!r} names no commit in {self.path}")
         return found[0]
 
     def has_commit(self, ref: str) -> bool:
         """True when ``ref`` names a commit present in the repository."""
-        return self._lookup(f"{ref}^{{commit}}") is not None
+        return self._peeled(ref, "^{commit}") is not None
 
     def try_rev_parse(self, ref: str) -> str | None:
         try:
@@ -337,7 +350,7 @@ class Objects(Runner):
         Asked of one ``git cat-file --batch-check`` process while GitPython is not loaded
         (see :meth:`_run_plain`), else of its reader, one name after the other.
         """
-        if self._gitpython_loaded or any("\n" in name for name in names):
+        if self._gitpython_loaded or any("\n" in name or ":" in name for name in names):
             return next((name for name in names if self.try_rev_parse(name)), None)
         lines = "".join(f"{name}^{{commit}}\n" for name in names)
         status, out, err = self._run_plain(("cat-file", "--batch-check"), lines.encode())
@@ -355,8 +368,8 @@ class Objects(Runner):
         GitPython is not loaded (see :meth:`_run_plain`): for a command that reads one file
         from git. git follows the symlinks on the way as :meth:`read_blob` does; a path that
         is absent, leaves the tree, dangles, loops or is no file reads as None."""
-        if self._gitpython_loaded or "\n" in ref or "\n" in path:
-            return self.read_blob(ref, path)
+        if self._gitpython_loaded or "\n" in ref or "\n" in path or ":" in ref:
+            return self.read_blob(ref, path)  # (a colon: see _peeled)
         request = f"{ref}^{{commit}}\n{ref}:{path}\n".encode("utf-8", "surrogateescape")
         status, out, err = self._run_plain(("cat-file", "--batch", "--follow-symlinks"), request)
         if status != 0:
@@ -471,7 +484,7 @@ class Objects(Runner):
         its order."""
         trees = []
         for rev in (a, b):
-            found = self._lookup(f"{rev}^{{tree}}")
+            found = self._peeled(rev, "^{tree}")
             if found is None:
                 raise GitError(f"unknown git revision {rev!r}")
             trees.append(self._keep(found))
@@ -527,7 +540,7 @@ class Objects(Runner):
     def tree_of(self, rev: str) -> str:
         """The id of the tree ``rev`` names (``git rev-parse REV^{tree}``); GitError when it
         names none. Two commits with one tree changed no file between them."""
-        found = self._lookup(f"{rev}^{{tree}}")
+        found = self._peeled(rev, "^{tree}")
         if found is None:
             raise GitError(f"{rev!r} names no tree in {self.path}")
         return found[0]

@@ -497,3 +497,25 @@ def test_a_tree_naming_an_entry_twice_is_damaged_never_one_of_them(
         repo.read_blob(commit, "f")
     with pytest.raises(GitError, match="is damaged"):
         repo.changed_paths("HEAD", commit)
+
+
+def test_names_that_run_to_their_end_are_resolved_before_they_are_peeled(
+    opened: Opener, tmp_path: Path
+) -> None:
+    """`:/text` searches commit messages for everything after `:/`, `REV:path` names a path:
+    a peel appended to them searched for "text^{commit}" (nothing) or another path."""
+    git(tmp_path, "init", "-q", "-b", "main")
+    init = commit_files(tmp_path, {"a": "a\n", "d/b": "b\n"}, "initial import")
+    commit_files(tmp_path, {"a": "a2\n"}, "second")
+    repo = opened(tmp_path)
+    for name in (":/initial", ":/second", ":/^initial imp"):
+        assert repo.rev_parse(name) == git(tmp_path, "rev-parse", name)
+    assert repo.user_commit(":/initial") == init
+    assert repo.has_commit(":/init") and not repo.has_commit(":/no such message")
+    assert repo.read_blob(":/initial", "a") == b"a\n"
+    assert repo.read_blob_once(":/initial", "a") == b"a\n"
+    assert repo.changed_paths(":/initial", "HEAD") == ["a"]
+    assert repo.tree_of("HEAD:d") == git(tmp_path, "rev-parse", "HEAD:d")
+    assert repo.first_commit(("nope", ":/second")) == ":/second"
+    with pytest.raises(GitError, match="names no commit"):
+        repo.rev_parse("HEAD:d")  # a tree is no commit, however it is named

@@ -570,3 +570,16 @@ def test_a_head_tree_naming_the_changelog_twice_is_a_git_error(repo: Path) -> No
         f"error: git tree {tree.decode().strip()} is damaged: it names "
         "'perf-changelog.yaml' twice\n"
     ), proc.stderr
+
+
+def test_a_base_named_by_a_commit_message_search_is_found_as_git_finds_it(repo: Path) -> None:
+    """`git rev-parse ':/text'` names the newest commit whose message matches; `check` and
+    `lint` take it as git does, not as an unknown revision."""
+    initial = git(repo, "rev-parse", "HEAD")
+    message = git(repo, "log", "-1", "--format=%s")
+    branch(repo, "feature", {"perf-changelog.yaml": appended(entry(KEY))})
+    for command in (("check", "--pr", "7"), ("lint",)):
+        proc = run_cli(*command, "--base-ref", f":/{message}", cwd=repo)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert f"at :/{message}" in proc.stderr
+    assert git(repo, "rev-parse", f":/{message}") == initial
