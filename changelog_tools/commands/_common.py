@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from changelog_tools.config import Config, load_config
-from changelog_tools.errors import ExitCode
+from changelog_tools.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
     from changelog_tools import diagnostics as dx
@@ -34,13 +34,30 @@ repo_option = click.option(
 """``--repo OWNER/NAME`` of the commands that write canonical links (see :func:`check_repository`)."""
 
 
+def _given_revision(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    # An empty revision (`--base-ref "$UNSET_VARIABLE"`) names nothing: taken for "not given",
+    # it would silently compare with the default instead. Refused here, before any command
+    # reads it, with the wording git's unknown revisions get.
+    if value == "":
+        raise UsageError(
+            f"unknown revision '' given to {param.opts[0] if param.opts else param.name}",
+            hint="name a branch, tag or commit, or leave the option out for its default",
+        )
+    return value
+
+
+def revision_option(name: str, help_text: str, dest: str | None = None) -> Callable[[F], F]:
+    """``NAME REF``: a git revision the user names; an empty one is a usage error (exit 2)."""
+    names = (name, dest) if dest else (name,)
+    return click.option(*names, metavar="REF", callback=_given_revision, help=help_text)
+
+
 def base_options(func: F) -> F:
     """``--base-ref REF`` and ``--base-file PATH``: what a change to the changelog is against."""
     func = click.option("--base-file", type=FILE, metavar="PATH",
                         help="Read the base version from a file instead of git.")(func)  # fmt: skip
-    return click.option("--base-ref", metavar="REF",
-                        help="What the change is against (default: merge-base of HEAD and the "
-                        "main branch).")(func)  # fmt: skip
+    return revision_option("--base-ref", "What the change is against (default: merge-base of "
+                           "HEAD and the main branch).")(func)  # fmt: skip
 
 
 def config_option(func: F) -> F:

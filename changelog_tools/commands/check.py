@@ -11,14 +11,15 @@ from changelog_tools.commands._common import (
     emit,
     format_option,
     pr_option,
+    revision_option,
 )
 from changelog_tools.config import Config
 
 
 @click.command()
-@click.option("--base-ref", metavar="REF", help="Git mode: the base revision "
+@revision_option("--base-ref", "Git mode: the base revision "
               "(default: merge-base of the head and the main branch).")  # fmt: skip
-@click.option("--head-ref", metavar="REF", help="Git mode: the head revision (default: HEAD, "
+@revision_option("--head-ref", "Git mode: the head revision (default: HEAD, "
               "or the pull request's head commit in GitHub Actions).")  # fmt: skip
 @click.option("--base-file", metavar="PATH", help="File mode: the base changelog file.")
 @click.option("--head-file", metavar="PATH", help="File mode: the head changelog file.")

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from changelog_tools.commands._common import config_option, emit, format_option
+from changelog_tools.commands._common import config_option, emit, format_option, revision_option
 from changelog_tools.config import Config
 
 
 @click.command()
 @click.argument("patterns", nargs=-1)
-@click.option("--ref", metavar="REF", help="Read the master configs at this git revision "
+@revision_option("--ref", "Read the master configs at this git revision "
               "instead of the working tree.")  # fmt: skip
 @click.option("--master-config", "master_configs", multiple=True, metavar="PATH",
               help="Master config file (repeatable; default: the `master-configs` option).")  # fmt: skip

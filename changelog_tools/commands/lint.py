@@ -7,7 +7,7 @@ import os
 
 import click
 
-from changelog_tools.commands._common import config_option, emit, format_option
+from changelog_tools.commands._common import config_option, emit, format_option, revision_option
 from changelog_tools.config import LINT_RULE_IDS, Config
 
 
@@ -21,10 +21,10 @@ def _date(_ctx: click.Context, _param: click.Parameter, value: str | None) -> da
 
 
 @click.command()
-@click.option("--base-ref", metavar="REF", help="The base revision (default: the merge-base of "
+@revision_option("--base-ref", "The base revision (default: the merge-base of "
               "the head and the main branch). Trusted inputs (MODELS.md, golden AL files, "
               "existing waivers) are read here.")  # fmt: skip
-@click.option("--head-ref", metavar="REF", help="The head revision (default: HEAD, or the pull "
+@revision_option("--head-ref", "The head revision (default: HEAD, or the pull "
               "request's head commit in GitHub Actions).")  # fmt: skip
 @click.option("--all", "audit", is_flag=True, help="Audit the whole tree at the head ref instead "
               "of what the change adds or modifies.")  # fmt: skip

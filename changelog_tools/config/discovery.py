@@ -70,15 +70,20 @@ def read_options(path: Path) -> dict[str, Any] | None:
         raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"cannot read configuration {path}: {exc}") from None
+    return options_from_text(config_text(raw, str(path)), str(path))
+
+
+def config_text(raw: bytes, name: str) -> str:
+    """A configuration file's bytes as text; bytes that are not UTF-8 are a configuration
+    error at the first bad byte (``name:LINE:COL``), never replaced and read on."""
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         from changelog_tools.utf8 import not_utf8
 
         # Where the bad byte is, in the words the changelog's own check uses for one.
-        bad = not_utf8(raw, exc, str(path))
-        raise ConfigError(f"{path}:{bad.line}:{bad.column}: {bad.message}", hint=bad.hint) from None
-    return options_from_text(text, str(path))
+        bad = not_utf8(raw, exc, name)
+        raise ConfigError(f"{name}:{bad.line}:{bad.column}: {bad.message}", hint=bad.hint) from None
 
 
 def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:

@@ -6,7 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from changelog_tools.config.discovery import CONFIG_FILENAME, PYPROJECT_TABLE, options_from_text
+from changelog_tools.config.discovery import (
+    CONFIG_FILENAME,
+    PYPROJECT_TABLE,
+    config_text,
+    options_from_text,
+)
 from changelog_tools.config.model import OPTIONS, Config
 
 
@@ -16,8 +21,8 @@ def has_options(raw: bytes) -> bool:
     import tomllib
 
     try:
-        table = tomllib.loads(raw.decode("utf-8", errors="replace")).get("tool", {})
-    except tomllib.TOMLDecodeError:
+        table = tomllib.loads(raw.decode("utf-8")).get("tool", {})
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         return True
     return isinstance(table, dict) and PYPROJECT_TABLE in table
 
@@ -83,7 +88,7 @@ def options_at_revision(
     from changelog_tools.errors import ConfigError
 
     try:
-        values = values_from_text(raw.decode("utf-8", errors="replace"), name=name) if raw else {}
+        values = values_from_text(config_text(raw, name), name=name) if raw else {}
     except ConfigError as exc:
         # The file in the work tree may well be fine (the pull request fixing it, say): name
         # the revision whose copy is broken, or the author looks for the error in the wrong file.

@@ -29,7 +29,7 @@ from changelog_tools.gitrepo.conflicts import (
 )
 from changelog_tools.gitrepo.history import FileVersion
 from changelog_tools.gitrepo.merging import merge_file
-from changelog_tools.gitrepo.objects import TreeEntry
+from changelog_tools.gitrepo.objects import BlobTooLarge, TreeEntry
 from changelog_tools.gitrepo.repo import (
     GitRepo,
     git_status,
@@ -42,6 +42,7 @@ from changelog_tools.gitrepo.runner import GIT_LOCAL_VARS, GITPYTHON_VARS, scrub
 __all__ = [
     "GITPYTHON_VARS",
     "GIT_LOCAL_VARS",
+    "BlobTooLarge",
     "FileVersion",
     "GitRepo",
     "TreeEntry",

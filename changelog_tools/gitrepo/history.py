@@ -82,10 +82,18 @@ class History(Objects):
         commit objects through a second persistent ``cat-file --batch-check`` process, a
         process more per `check` for a name the caller only wants as text.
         """
+        found = self.try_merge_base(a, b)
+        if found is None:
+            raise GitError(f"{a} and {b} have no common ancestor")
+        return found
+
+    def try_merge_base(self, a: str, b: str) -> str | None:
+        """The best common ancestor of ``a`` and ``b``, or None when git says they have none
+        (unrelated histories, or a shallow clone cut above the fork); GitError when git fails."""
         status, out, err = self._run(("merge-base", a, b))
         found = _text(out).strip()
         if status == 1 and not found and not _one_line(err):
-            raise GitError(f"{a} and {b} have no common ancestor")
+            return None
         if status != 0 or not found:
             reason = _one_line(err) or f"exit status {status}"
             raise GitError(f"git merge-base {a} {b} failed: {reason}")

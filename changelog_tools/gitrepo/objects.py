@@ -4,9 +4,9 @@ A file at a revision, a tree, a blob by id and ``rev_parse`` are asked of ``git 
 --batch``: while GitPython is not loaded, one short process per object (:meth:`Runner._run_plain`:
 `check` and `lint` ask for about a dozen objects, fewer than importing GitPython costs, about
 70 ms with its bytecode compiled and 160 ms on a fresh CI runner); once it is loaded, its
-persistent reader (``Git.get_object_data``), one pipe round trip each. One parser reads git's
-``--batch`` replies (:func:`_batch_records`) and one reads trees (:func:`_tree_entries`); trees
-are walked here, so a path is found, and symlinks in it followed, without a process per file.
+persistent reader (``Git.get_object_data``), one pipe round trip each. git's ``--batch``
+replies and trees are parsed by :mod:`~changelog_tools.gitrepo.objectformat`; trees are walked
+here, so a path is found, and symlinks in it followed, without a process per file.
 Tree diffs (``changed_paths``, ``tree_changes``) walk the two trees the same way and read only
 the subtrees that differ.
 
@@ -19,8 +19,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from changelog_tools.errors import GitError, UsageError
-from changelog_tools.gitrepo.runner import Runner, _ascii, _failures, _one_line, _text
+from changelog_tools.errors import DataError, GitError, UsageError
+from changelog_tools.gitrepo.objectformat import (
+    _FILE,
+    _KIND,
+    _LINK,
+    _TREE,
+    _batch_records,
+    _canon_mode,
+    _header,
+    _object_id,
+    _tree_entries,
+)
+from changelog_tools.gitrepo.runner import (
+    Runner,
+    _ascii,
+    _failures,
+    _no_git,
+    _one_line,
+    _text,
+    git_environment,
+)
 
 # GitPython's ValueError for a name git answered "missing" or "ambiguous" to (3.1.41 to 3.2).
 _UNRESOLVED = "could not be resolved"
@@ -30,16 +49,23 @@ _MEMO_BYTES = 64 << 20
 _MEMO_NAMES = 1024
 # Peeled names whose answer is as immutable as the id they peel.
 _PEELS = ("^{commit}", "^{tree}")
-# What `cat-file --batch --follow-symlinks` answers, with a size and a line of text, for a path
-# it cannot follow to an object.
-_NOT_FOLLOWED = (b"symlink", b"dangling", b"loop", b"notdir")
-_KINDS = (b"blob", b"tree", b"commit", b"tag")
-_TREE, _LINK, _FILE, _KIND = 0o040000, 0o120000, 0o100000, 0o170000
 # Below this size git sends a file faster than a second reader (for its size) starts:
 # :meth:`Objects.read_blob_from` then simply reads it.
 _WORTH_PROVING = 1 << 20
 # git's own limit on symlinks followed in one lookup (GET_TREE_ENTRY_FOLLOW_SYMLINKS_MAX_LINKS).
 _MAX_LINKS = 40
+
+
+class BlobTooLarge(DataError):
+    """A file at a revision is larger than the caller's limit; none of it was read."""
+
+    def __init__(self, ref: str, path: str, size: int, limit: int) -> None:
+        self.ref = ref
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            f"{path} at {ref} is {size:,} bytes; the limit is {limit:,} (`max-file-size`)"
+        )
 
 
 @dataclass(frozen=True)
@@ -144,6 +170,19 @@ class Objects(Runner):
             oldest = next(iter(self._objects))
             self._objects_size -= len(self._objects.pop(oldest)[2])
 
+    def _peeled(self, name: str, peel: str) -> tuple[str, str, bytes] | None:
+        """:meth:`_lookup` of ``name`` peeled by ``peel`` (``^{commit}``, ``^{tree}``).
+
+        A name with a colon in it runs to its end (``:/text`` searches commit messages for
+        the rest, ``REV:path`` names the rest as a path): the peel appended would become part
+        of the text or the path. Such a name is resolved first, then its object id peeled."""
+        if ":" in name:
+            found = self._lookup(name)
+            if found is None:
+                return None
+            name = found[0]
+        return self._lookup(f"{name}{peel}")
+
     def _tree(self, oid: str) -> dict[bytes, tuple[int, str]]:
         """The entries of the tree ``oid``: name -> (mode, object id)."""
         entries = self._trees.get(oid)
@@ -163,7 +202,7 @@ class Objects(Runner):
 
     def _root(self, ref: str) -> str | None:
         """The tree of the commit ``ref`` names; None when it names no commit."""
-        found = self._lookup(f"{ref}^{{commit}}")
+        found = self._peeled(ref, "^{commit}")
         if found is None:
             return None
         header = found[2][: found[2].find(b"\n")]  # a commit starts "tree <id>"
@@ -208,14 +247,14 @@ class Objects(Runner):
 
     def rev_parse(self, ref: str) -> str:
         """The commit ``ref`` names; GitError when it names none."""
-        found = self._lookup(f"{ref}^{{commit}}")
+        found = self._peeled(ref, "^{commit}")
         if found is None:
             raise GitError(f"{ref!r} names no commit in {self.path}")
         return found[0]
 
     def has_commit(self, ref: str) -> bool:
         """True when ``ref`` names a commit present in the repository."""
-        return self._lookup(f"{ref}^{{commit}}") is not None
+        return self._peeled(ref, "^{commit}") is not None
 
     def try_rev_parse(self, ref: str) -> str | None:
         try:
@@ -237,15 +276,79 @@ class Objects(Runner):
             )
         return sha
 
-    def read_blob(self, ref: str, path: str) -> bytes | None:
-        """Exact bytes of ``path`` at ``ref``; None when the path does not exist there."""
+    def read_blob(self, ref: str, path: str, *, max_size: int | None = None) -> bytes | None:
+        """Exact bytes of ``path`` at ``ref``; None when the path does not exist there.
+
+        With ``max_size``, a larger blob raises :class:`BlobTooLarge` from its size alone,
+        before any of it is read (a 300 MB file would otherwise take twice that in memory)."""
         root = self._root(ref)
         if root is None:
             raise GitError(f"unknown git revision {ref!r}")
         found = self._find(root, path)
         if found is None or found[0] & _KIND != _FILE:
             return None  # absent, a directory or a submodule: there is no file of that name
+        if max_size is not None:
+            return self._read_capped(ref, path, found[1], max_size)
         return self.read_object(found[1])
+
+    def _read_capped(self, ref: str, path: str, oid: str, limit: int) -> bytes:
+        """The blob ``oid`` (``path`` at ``ref``) when it is at most ``limit`` bytes, else
+        BlobTooLarge. Without GitPython one ``cat-file --batch`` process is read up to the
+        header and stopped there when the blob is too large: the same one process a small
+        blob costs, not a second one to ask its size first."""
+        if self._gitpython_loaded or self._remembered(oid) is not None:
+            self._within(ref, path, oid, limit)  # from memory, or the persistent reader
+            return self.read_object(oid)
+        import subprocess
+
+        try:
+            proc = subprocess.Popen(
+                ["git", "cat-file", "--batch"],
+                cwd=self.path,
+                env=git_environment(self._env),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except FileNotFoundError:
+            if _no_git():
+                raise GitError("git is not installed (no `git` on PATH)") from None
+            raise GitError(f"git cat-file {oid} failed: {self.path} is missing") from None
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        try:
+            try:
+                proc.stdin.write(oid.encode("ascii") + b"\n")
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass  # git stopped at once: its stderr says why, below
+            line = proc.stdout.readline()
+            header = _header(line.removesuffix(b"\n")) if line else None
+            if header is None or header[1] != "blob":
+                reason = _one_line(_text(proc.stderr.read())) if not line else ""
+                raise GitError(f"git object {oid} is missing" + (f": {reason}" if reason else ""))
+            if header[2] > limit:
+                raise BlobTooLarge(ref, path, header[2], limit)
+            data = proc.stdout.read(header[2])
+            if len(data) != header[2]:
+                raise GitError(
+                    f"git cat-file --batch sent {len(data)} of {header[2]} bytes of {oid}"
+                )
+        finally:
+            if proc.poll() is None:
+                proc.kill()  # a blob too large: the rest of it is never sent
+            proc.wait()
+            proc.stdout.close()
+            proc.stderr.close()
+        found = (header[0], "blob", data)
+        self._remember(oid, found)
+        return data
+
+    def _within(self, ref: str, path: str, oid: str, limit: int) -> int | None:
+        """The size of the blob ``oid`` (``path`` at ``ref``); BlobTooLarge past ``limit``."""
+        size = self._blob_size(oid)
+        if size is not None and size > limit:
+            raise BlobTooLarge(ref, path, size, limit)
+        return size
 
     def first_commit(self, names: tuple[str, ...]) -> str | None:
         """The first of ``names`` that names a commit; None when none does.
@@ -253,7 +356,7 @@ class Objects(Runner):
         Asked of one ``git cat-file --batch-check`` process while GitPython is not loaded
         (see :meth:`_run_plain`), else of its reader, one name after the other.
         """
-        if self._gitpython_loaded or any("\n" in name for name in names):
+        if self._gitpython_loaded or any("\n" in name or ":" in name for name in names):
             return next((name for name in names if self.try_rev_parse(name)), None)
         lines = "".join(f"{name}^{{commit}}\n" for name in names)
         status, out, err = self._run_plain(("cat-file", "--batch-check"), lines.encode())
@@ -271,8 +374,8 @@ class Objects(Runner):
         GitPython is not loaded (see :meth:`_run_plain`): for a command that reads one file
         from git. git follows the symlinks on the way as :meth:`read_blob` does; a path that
         is absent, leaves the tree, dangles, loops or is no file reads as None."""
-        if self._gitpython_loaded or "\n" in ref or "\n" in path:
-            return self.read_blob(ref, path)
+        if self._gitpython_loaded or "\n" in ref or "\n" in path or ":" in ref:
+            return self.read_blob(ref, path)  # (a colon: see _peeled)
         request = f"{ref}^{{commit}}\n{ref}:{path}\n".encode("utf-8", "surrogateescape")
         status, out, err = self._run_plain(("cat-file", "--batch", "--follow-symlinks"), request)
         if status != 0:
@@ -285,7 +388,13 @@ class Objects(Runner):
         return records[1][2]
 
     def read_blob_from(
-        self, ref: str, path: str, known: bytes, *, worth_from: int = _WORTH_PROVING
+        self,
+        ref: str,
+        path: str,
+        known: bytes,
+        *,
+        worth_from: int = _WORTH_PROVING,
+        max_size: int | None = None,
     ) -> bytes | None:
         """:meth:`read_blob`, taken from ``known`` when the blob is ``known`` or its start.
 
@@ -295,15 +404,15 @@ class Objects(Runner):
         blob's id, so what is returned is exactly the blob; only its size is asked of git,
         which then need not inflate and send the whole file (most of `check`'s extra time on
         a long history). Anything else, and any ``known`` shorter than ``worth_from`` bytes,
-        is read as :meth:`read_blob` reads it.
+        is read as :meth:`read_blob` reads it, ``max_size`` as there.
         """
         if len(known) < worth_from:
-            return self.read_blob(ref, path)
+            return self.read_blob(ref, path, max_size=max_size)
         found = self._path_id(ref, path)
         if found is None or found[0] & _KIND != _FILE:
             return None
         oid = found[1]
-        size = self._blob_size(oid)
+        size = self._blob_size(oid) if max_size is None else self._within(ref, path, oid, max_size)
         if size is not None and size <= len(known):
             start = memoryview(known)[:size]
             if _object_id(start, len(oid)) == oid:
@@ -381,7 +490,7 @@ class Objects(Runner):
         its order."""
         trees = []
         for rev in (a, b):
-            found = self._lookup(f"{rev}^{{tree}}")
+            found = self._peeled(rev, "^{tree}")
             if found is None:
                 raise GitError(f"unknown git revision {rev!r}")
             trees.append(self._keep(found))
@@ -437,7 +546,7 @@ class Objects(Runner):
     def tree_of(self, rev: str) -> str:
         """The id of the tree ``rev`` names (``git rev-parse REV^{tree}``); GitError when it
         names none. Two commits with one tree changed no file between them."""
-        found = self._lookup(f"{rev}^{{tree}}")
+        found = self._peeled(rev, "^{tree}")
         if found is None:
             raise GitError(f"{rev!r} names no tree in {self.path}")
         return found[0]
@@ -453,95 +562,3 @@ def _immutable(name: str) -> bool:
             oid = name[: -len(peel)]
             break
     return len(oid) in (40, 64) and not oid.strip("0123456789abcdef")
-
-
-def _header(line: bytes) -> tuple[str, str, int] | None:
-    """(object id, type, size) from a ``cat-file --batch`` header; None for a name git
-    answered ``missing`` or ``ambiguous`` to."""
-    fields = line.split(b" ")
-    if line.endswith((b" missing", b" ambiguous")) or line in (b"missing", b"ambiguous"):
-        return None
-    if len(fields) != 3 or fields[1] not in _KINDS or not fields[2].isdigit():
-        raise GitError(f"git cat-file --batch sent an unreadable header: {_text(line)!r}")
-    return fields[0].decode("ascii"), fields[1].decode("ascii"), int(fields[2])
-
-
-def _batch_records(out: bytes, names: tuple[str, ...]) -> list[tuple[str, str, bytes] | None]:
-    """The replies of ``git cat-file --batch`` (``--follow-symlinks`` too) to ``names``, one
-    per name answered: (object id, type, bytes), or None for a name that names no object (also
-    a path it cannot follow: a symlink out of the tree, dangling or looping, or through a
-    file). A reply cut short is a GitError."""
-    records: list[tuple[str, str, bytes] | None] = []
-    at = 0
-    while at < len(out) and len(records) < len(names):
-        end = out.find(b"\n", at)
-        if end < 0:
-            end = len(out)
-        line = out[at:end]
-        first, _, size = line.partition(b" ")
-        if first in _NOT_FOLLOWED and size.isdigit():
-            records.append(None)
-            at = end + 1 + int(size) + 1  # the path or target git names, then its newline
-            continue
-        header = _header(line)
-        if header is None:
-            records.append(None)
-            at = end + 1
-            continue
-        data = out[end + 1 : end + 1 + header[2]]
-        if len(data) != header[2]:
-            name = names[len(records)]
-            raise GitError(f"git cat-file --batch sent {len(data)} of {header[2]} bytes of {name}")
-        records.append((header[0], header[1], data))
-        at = end + 1 + header[2] + 1  # the bytes, then a newline
-    return records
-
-
-def _tree_entries(oid: str, data: bytes) -> dict[bytes, tuple[int, str]]:
-    """The entries of the tree ``oid`` whose bytes are ``data``: name -> (mode, object id).
-
-    A tree is a run of ``MODE SP NAME NUL ID`` records, the id raw (20 bytes for SHA-1, 32 for
-    SHA-256: as long as half of ``oid``'s hex). Names stay bytes: git's names are.
-
-    Written here rather than taken from GitPython (``git.objects.fun.tree_entries_from_data``):
-    importing that module loads the whole library, which is what reading without GitPython
-    avoids, and it assumes 20-byte ids, so it cannot read a SHA-256 repository's trees."""
-    width = len(oid) // 2
-    entries = {}
-    at = 0
-    while at < len(data):
-        space = data.find(b" ", at)
-        nul = data.find(b"\0", space + 1)
-        mode = data[at:space]
-        if (
-            space < 0
-            or nul < 0
-            or nul + 1 + width > len(data)
-            or mode.strip(b"01234567")
-            or not mode
-        ):
-            raise GitError(f"git tree {oid} is damaged")
-        entries[data[space + 1 : nul]] = (int(mode, 8), data[nul + 1 : nul + 1 + width].hex())
-        at = nul + 1 + width
-    return entries
-
-
-def _object_id(data: memoryview, hex_length: int) -> str:
-    """git's id of ``data`` as a blob: SHA-1, or SHA-256 in a repository whose ids are 64 hex
-    digits long."""
-    import hashlib
-
-    digest = hashlib.sha256() if hex_length == 64 else hashlib.sha1()
-    digest.update(b"blob %d\0" % len(data))
-    digest.update(data)
-    return digest.hexdigest()
-
-
-def _canon_mode(mode: int) -> int:
-    """A tree entry's mode as git compares it: a file is 644 or 755 whatever else it says."""
-    kind = mode & _KIND
-    if kind == _FILE:
-        return 0o100755 if mode & 0o100 else 0o100644
-    if kind in (_LINK, _TREE):
-        return kind
-    return 0o160000  # a gitlink (submodule)

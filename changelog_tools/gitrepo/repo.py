@@ -67,7 +67,7 @@ def open_repo(path: Path | str = ".", *, top: bool = False) -> GitRepo:
         raise UsageError(f"{path} is not inside a git repository") from None
     lines = _text(proc.stdout).split("\n")
     if proc.returncode != 0 or len(lines) < 2:
-        raise UsageError(f"{path} is not inside a git repository")
+        raise _not_found(path, where, proc.stderr)
     # One line per answer (a bare repository has no top to go up to), each ended by a newline:
     # a path holding a newline splits into more, and then each question is asked on its own.
     if len(lines) != (3 if lines[0] == "true" else 4) or lines[-1]:
@@ -95,8 +95,26 @@ def _ask(where: Path, option: str) -> str:
         check=False,
     )
     if proc.returncode != 0:
-        raise UsageError(f"{where} is not inside a git repository")
+        raise _not_found(where, where, proc.stderr)
     return _text(proc.stdout).removesuffix("\n")
+
+
+def _not_found(path: Path | str, where: Path, stderr: bytes) -> UsageError | GitError:
+    """Why git found no repository at ``path``: the plain "not a git repository" is the
+    command line's fault (exit 2); any other refusal (a repository owned by another user,
+    an unreadable ``.git``) keeps git's own words, and the way out git names becomes the hint,
+    or the user is sent looking for a repository that is right there."""
+    said = [line.strip() for line in _text(stderr).splitlines() if line.strip()]
+    if not said or any("not a git repository" in line for line in said):
+        return UsageError(f"{path} is not inside a git repository")
+    # A message git wraps over lines ("extension found:" then its name) is still one reason;
+    # the lines after it that say what to do are the hint.
+    reason, advice = said[0], said[1:]
+    while advice and reason.endswith(":") and not advice[0].startswith("git "):
+        reason, advice = f"{reason} {advice[0]}", advice[1:]
+    reason = reason.removeprefix("fatal: ").removeprefix("error: ")
+    return GitError(f"git cannot open the repository at {where}: {reason}",
+                    hint=" ".join(advice) or None)  # fmt: skip
 
 
 # Configuration that moves the work tree or makes the repository bare, or includes another file

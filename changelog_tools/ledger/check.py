@@ -126,6 +126,25 @@ def _deleted_file(base: bytes, path: str, where: str, *, mode: str, pr: int | No
         path,
         hint="restore the file; entries are never deleted",
     )
+    return _one_finding(diagnostic, base, path, mode=mode, pr=pr)
+
+
+def _too_large(exc: Any, path: str, head_sha: str, *, mode: str, pr: int | None) -> CheckResult:
+    """CL006 for a changelog over ``max-file-size`` at the head (in the words `check` uses for
+    a file), or at the base (then saying so), none of it read."""
+    where = "" if exc.ref == head_sha else f" at the base ({exc.ref[:12]})"
+    diagnostic = dx.error(
+        dx.TOO_LARGE,
+        f"file{where} is {exc.size:,} bytes; the limit is {exc.limit:,} (`max-file-size`)",
+        path,
+    )
+    return _one_finding(diagnostic, b"", path, mode=mode, pr=pr)
+
+
+def _one_finding(
+    diagnostic: dx.Diagnostic, base: bytes, path: str, *, mode: str, pr: int | None
+) -> CheckResult:
+    """The result of a change judged by one finding alone (no entry was compared)."""
     change = appendonly.Change(appendonly.ChangeKind.INVALID, base, b"", diagnostics=(diagnostic,))
     report = dx.Report(command="check")
     report.extend([diagnostic])
@@ -204,18 +223,24 @@ def _run_git(
     # usually are (or begin): read that way, git only confirms them by id instead of sending
     # two whole files, which on a long history is most of what git mode adds.
     worktree = _worktree_copy(repo.path / changelog, head_ref, config)
-    head = (
-        repo.read_blob_from(head_sha, changelog, worktree)
-        if worktree is not None
-        else repo.read_blob(head_sha, changelog)
-    )
-    base_bytes = (
-        None
-        if not base.sha
-        else repo.read_blob_from(base.sha, changelog, head)
-        if head is not None
-        else repo.read_blob(base.sha, changelog)
-    )
+    limit = config.max_file_size
+    try:
+        head = (
+            repo.read_blob_from(head_sha, changelog, worktree, max_size=limit)
+            if worktree is not None
+            else repo.read_blob(head_sha, changelog, max_size=limit)
+        )
+        base_bytes = (
+            None
+            if not base.sha
+            else repo.read_blob_from(base.sha, changelog, head, max_size=limit)
+            if head is not None
+            else repo.read_blob(base.sha, changelog, max_size=limit)
+        )
+    except gitrepo.BlobTooLarge as exc:
+        # Refused from the blob's size alone: reading a 300 MB ledger to say it is too large
+        # would take twice that in memory first.
+        return _too_large(exc, changelog, head_sha, mode=mode, pr=pr)
     if head is None and base_bytes is not None:
         # The change deleted the whole ledger: a failed rule (exit 1), not a wrong path.
         return _deleted_file(base_bytes, changelog, f"{base.ref}{base.how}", mode=mode, pr=pr)
@@ -378,8 +403,26 @@ def _base_not_ancestor(
     repo: Any, base_ref: str, base_sha: str, head_sha: str, path: str
 ) -> dx.Diagnostic:
     """A base that is not an ancestor of the head (main's tip, for a pull request behind main)
-    makes main's own later entries look like the PR's edits: say so, naming the merge-base."""
-    merge_base = repo.merge_base(base_sha, head_sha)
+    makes main's own later entries look like the PR's edits: say so, naming the merge-base.
+
+    Without a merge-base (a shallow clone cut above the fork, or unrelated histories) the
+    findings still stand as a comparison of the two files, as `lint` and `canonicalize` make
+    it: the warning says what is missing instead of failing the whole check."""
+    merge_base = repo.try_merge_base(base_sha, head_sha)
+    if merge_base is None:
+        shallow = _is_shallow(repo)
+        return dx.warning(
+            BASE_NOT_ANCESTOR,
+            f"the base {base_ref} ({base_sha[:12]}) is not an ancestor of the head "
+            f"({head_sha[:12]}) and they have no common ancestor"
+            + (" in this shallow clone" if shallow else "")
+            + ": the findings compare the two files, whatever history lies between them",
+            path,
+            hint="fetch the whole history (git fetch --unshallow; actions/checkout: "
+            "`fetch-depth: 0`) and compare with the merge-base"
+            if shallow
+            else "compare with a base the head descends from",
+        )
     return dx.warning(
         BASE_NOT_ANCESTOR,
         f"the base {base_ref} ({base_sha[:12]}) is not an ancestor of the head "
@@ -389,6 +432,14 @@ def _base_not_ancestor(
         hint=f"compare with the merge-base: --base-ref {merge_base[:12]}, or leave --base-ref "
         "out (the default is the merge-base with the main branch)",
     )
+
+
+def _is_shallow(repo: Any) -> bool:
+    # Only to word a warning: a question git cannot answer is not an error of its own.
+    try:
+        return bool(repo.is_shallow())
+    except GitError:
+        return False
 
 
 def _config_at_base(

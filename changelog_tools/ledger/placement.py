@@ -17,7 +17,7 @@ from typing import Any
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
 from changelog_tools.errors import UsageError
-from changelog_tools.fsutil import atomic_write, locked, read_input
+from changelog_tools.fsutil import TooLarge, atomic_write, locked, read_input
 from changelog_tools.ledger.appendonly import (
     first_difference_line,
     new_entries_among,
@@ -183,7 +183,7 @@ def read_base(
     repository (default: the merge-base of HEAD and the main branch), and its label."""
     if base_file is not None:
         return read_input(base_file, str(base_file), max_size=config.max_file_size), str(base_file)
-    from changelog_tools.gitrepo import default_base, open_repo
+    from changelog_tools.gitrepo import BlobTooLarge, default_base, open_repo
 
     repo = open_repo(path.resolve().parent)
     try:
@@ -194,10 +194,15 @@ def read_base(
     # command line's fault (exit 2, with the hint to fetch it), not a failure of git.
     ref = (
         repo.user_commit(base_ref)
-        if base_ref
+        if base_ref is not None
         else default_base(repo, head="HEAD", main_branch=config.main_branch, remote=config.remote)
     )
-    return repo.read_blob(ref, relative), f"{relative}@{ref[:12] if base_ref is None else base_ref}"
+    label = f"{relative}@{ref[:12] if base_ref is None else base_ref}"
+    try:
+        # Over the size limit the base is refused from its size, as the head is, never read.
+        return repo.read_blob(ref, relative, max_size=config.max_file_size), label
+    except BlobTooLarge as exc:
+        raise TooLarge(label, exc.size, exc.limit) from None
 
 
 def fix_placement_file(

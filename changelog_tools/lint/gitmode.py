@@ -74,14 +74,15 @@ def lint_git(
         event = github_context(env or {}, main_branch=config.main_branch)
     if pr is None and event is not None and event.mode == "pr":
         pr = event.pr
-    head_name = head_ref or (event.head if event and event.head else None) or "HEAD"
+    event_head = event.head if event and event.head else None
+    head_name = head_ref if head_ref is not None else (event_head or "HEAD")
     head_sha = _commit(repo, head_name)
     head = GitTree(repo, head_sha)
     base_sha: str | None
     if audit:
-        base_sha = _commit(repo, base_ref) if base_ref else None
+        base_sha = _commit(repo, base_ref) if base_ref is not None else None
         how = ""
-    elif base_ref:
+    elif base_ref is not None:
         base_sha, how = _commit(repo, base_ref), f" at {base_ref}"
     else:
         base_sha = gitrepo.default_base(

@@ -47,3 +47,41 @@ def test_a_broken_configuration_at_the_base_names_its_line_and_the_revision(
             f"error: pyproject.toml:2:13: invalid value. That is the file at the base "
             f"{base[:12]}: its options judge the change, not the work tree's\n"
         ), command
+
+
+@pytest.mark.parametrize(
+    ("name", "broken", "fixed"),
+    [
+        (".changelog-tools.yaml", b"changelog: CHANG\xe9S.yaml\n", b"changelog: CHANGES.yaml\n"),
+        (
+            "pyproject.toml",
+            b'[tool.changelog-tools]\nchangelog = "CHANG\xe9S.yaml"\n',
+            b'[tool.changelog-tools]\nchangelog = "CHANGES.yaml"\n',
+        ),
+    ],
+    ids=["yaml", "pyproject"],
+)
+def test_a_base_configuration_that_is_not_utf8_is_refused_as_the_work_tree_s(
+    tmp_path: Path, name: str, broken: bytes, fixed: bytes
+) -> None:
+    """The same bytes are exit 2 at the first bad byte in the work tree; at the base they were
+    decoded with replacement characters and their options applied silently."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    base = commit_files(repo, {name: broken, "CHANGES.yaml": b""}, "initial")
+    line = broken.count(b"\n", 0, broken.index(b"\xe9")) + 1
+    column = broken.index(b"\xe9") - broken.rfind(b"\n", 0, broken.index(b"\xe9"))
+    here = run_cli("lint", cwd=repo)
+    assert here.returncode == 2
+    assert here.stderr.startswith(f"error: {repo / name}:{line}:{column}: invalid UTF-8 byte 0xe9")
+    git(repo, "checkout", "-q", "-b", "pr")
+    commit_files(repo, {name: fixed}, "fix")
+    for command in ("check", "lint"):
+        proc = run_cli(command, "--pr", "5", cwd=repo)
+        assert proc.returncode == 2, (command, proc.stderr)
+        assert proc.stderr == (
+            f"error: {name}:{line}:{column}: invalid UTF-8 byte 0xe9. That is the file at the "
+            f"base {base[:12]}: its options judge the change, not the work tree's\n"
+            "hint: save the file as UTF-8\n"
+        ), command

@@ -451,3 +451,71 @@ def test_a_sha256_repository_reads_as_a_sha1_one(tmp_path: Path) -> None:
     assert repo.read_blob(second, "a") == b"2\n"
     assert repo.changed_paths(first, second) == ["a", "link"]
     assert repo.tree_of(second) == git(tmp_path, "rev-parse", f"{second}^{{tree}}")
+
+
+def test_a_blob_over_the_limit_is_refused_from_its_size(opened: Opener, tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    commit_files(tmp_path, {"big": "x" * 100, "small": "y" * 99}, "one")
+    repo = opened(tmp_path)
+    assert repo.read_blob("HEAD", "small", max_size=99) == b"y" * 99
+    assert repo.read_blob("HEAD", "big", max_size=100) == b"x" * 100
+    with pytest.raises(gitrepo.BlobTooLarge) as info:
+        opened(tmp_path).read_blob("HEAD", "big", max_size=99)
+    assert (info.value.ref, info.value.size, info.value.limit) == ("HEAD", 100, 99)
+    assert info.value.message == "big at HEAD is 100 bytes; the limit is 99 (`max-file-size`)"
+    # A copy the caller holds (of any length) does not get past the limit either.
+    with pytest.raises(gitrepo.BlobTooLarge):
+        repo.read_blob_from("HEAD", "big", b"x" * 100, worth_from=1, max_size=99)
+    with pytest.raises(gitrepo.BlobTooLarge):
+        repo.read_blob_from("HEAD", "big", b"x", max_size=99)
+    assert repo.read_blob("HEAD", "missing", max_size=1) is None
+
+
+def _tree_with_twice(repo: Path, name: bytes, first: str, second: str) -> str:
+    """A tree (written as is, git's checks bypassed) holding ``name`` twice, ``first`` first."""
+    record = b"".join(b"100644 " + name + b"\0" + bytes.fromhex(oid) for oid in (first, second))
+    return subprocess.run(
+        ["git", "hash-object", "-t", "tree", "--literally", "-w", "--stdin"],
+        cwd=repo, input=record, capture_output=True, check=True,
+    ).stdout.decode().strip()  # fmt: skip
+
+
+def test_a_tree_naming_an_entry_twice_is_damaged_never_one_of_them(
+    opened: Opener, tmp_path: Path
+) -> None:
+    """git reads the first of the two, a mapping would keep the last: neither is chosen."""
+    git(tmp_path, "init", "-q", "-b", "main")
+    commit_files(tmp_path, {"f": "first\n"}, "one")
+    first = git(tmp_path, "rev-parse", "HEAD:f")
+    second = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=tmp_path,
+                            input=b"second\n", capture_output=True, check=True).stdout.decode()  # fmt: skip
+    tree = _tree_with_twice(tmp_path, b"f", first, second.strip())
+    commit = git(tmp_path, "commit-tree", tree, "-m", "dup")
+    assert git(tmp_path, "show", f"{commit}:f") == "first"  # what git itself reads
+    repo = opened(tmp_path)
+    with pytest.raises(GitError, match=f"git tree {tree} is damaged: it names 'f' twice"):
+        repo.read_blob(commit, "f")
+    with pytest.raises(GitError, match="is damaged"):
+        repo.changed_paths("HEAD", commit)
+
+
+def test_names_that_run_to_their_end_are_resolved_before_they_are_peeled(
+    opened: Opener, tmp_path: Path
+) -> None:
+    """`:/text` searches commit messages for everything after `:/`, `REV:path` names a path:
+    a peel appended to them searched for "text^{commit}" (nothing) or another path."""
+    git(tmp_path, "init", "-q", "-b", "main")
+    init = commit_files(tmp_path, {"a": "a\n", "d/b": "b\n"}, "initial import")
+    commit_files(tmp_path, {"a": "a2\n"}, "second")
+    repo = opened(tmp_path)
+    for name in (":/initial", ":/second", ":/^initial imp"):
+        assert repo.rev_parse(name) == git(tmp_path, "rev-parse", name)
+    assert repo.user_commit(":/initial") == init
+    assert repo.has_commit(":/init") and not repo.has_commit(":/no such message")
+    assert repo.read_blob(":/initial", "a") == b"a\n"
+    assert repo.read_blob_once(":/initial", "a") == b"a\n"
+    assert repo.changed_paths(":/initial", "HEAD") == ["a"]
+    assert repo.tree_of("HEAD:d") == git(tmp_path, "rev-parse", "HEAD:d")
+    assert repo.first_commit(("nope", ":/second")) == ":/second"
+    with pytest.raises(GitError, match="names no commit"):
+        repo.rev_parse("HEAD:d")  # a tree is no commit, however it is named

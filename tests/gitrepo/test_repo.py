@@ -3,12 +3,14 @@ commands' spellings of a path run as users run them)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from changelog_tools import gitrepo
-from changelog_tools.errors import UsageError
+from changelog_tools.errors import GitError, UsageError
 from tests.checkdata import (
     BASE,
     KEY,
@@ -116,3 +118,30 @@ def test_a_repository_whose_path_holds_a_newline_is_found_and_checked(tmp_path: 
         proc = run_cli(*args, cwd=repo / "sub")
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert proc.stdout.endswith(": OK\n"), proc.stdout
+
+
+def test_a_repository_git_refuses_keeps_git_s_reason_not_a_missing_repository(
+    repo: Path,
+) -> None:
+    """git finds the repository and refuses to use it (here an extension it does not know):
+    saying "not inside a git repository" would send the user looking for one that is there."""
+    git(repo, "config", "core.repositoryformatversion", "1")
+    git(repo, "config", "extensions.frobnicate", "true")
+    proc = run_cli("check", "--pr", "7", cwd=repo)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert proc.stderr == (
+        f"error: git cannot open the repository at {repo}: unknown repository extension "
+        "found: frobnicate\n"
+    )
+    with pytest.raises(GitError, match="unknown repository extension found: frobnicate"):
+        gitrepo.open_repo(repo)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a directory to another user")
+def test_a_repository_of_another_user_says_so_with_git_s_safe_directory_hint(repo: Path) -> None:
+    subprocess.run(["chown", "-R", "nobody", str(repo)], check=True)
+    proc = run_cli("lint", cwd=repo, env={"HOME": str(repo.parent)})
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    first, hint = proc.stderr.splitlines()
+    assert first.startswith(f"error: git cannot open the repository at {repo}: detected dubious")
+    assert hint.endswith(f"git config --global --add safe.directory {repo}")

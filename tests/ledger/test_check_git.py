@@ -438,14 +438,51 @@ def test_a_base_that_is_not_an_ancestor_is_named_with_the_merge_base(tmp_path: P
     assert "CL117" not in merge_base.stdout
 
 
-def _check_limited(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def test_a_base_without_common_ancestor_in_a_shallow_clone_is_a_warning(tmp_path: Path) -> None:
+    """Both tips fetched with --depth 1 share no history: the findings still compare the two
+    files (as `lint` does with the same base) and CL117 says to fetch the history, where the
+    missing merge-base used to end the whole check as a git failure."""
+    root = init_repo(tmp_path / "origin")
+    branch(root, "pr", {"perf-changelog.yaml": appended(entry(KEY, link=f"{PULL}12"))})
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", "-b", "pr", f"file://{root}", str(shallow))
+    git(shallow, "fetch", "-q", "--depth", "1", "origin", "main:main")
+    proc = run_cli("check", "--pr", "12", "--base-ref", "main", "--format", "json", cwd=shallow)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["change"]["appended"] == 1
+    (warning,) = [d for d in report["diagnostics"] if d["code"] == "CL117"]
+    assert "no common ancestor in this shallow clone" in warning["message"]
+    assert "--unshallow" in warning["hint"]
+    lint = run_cli("lint", "--base-ref", "main", cwd=shallow)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_a_base_of_unrelated_history_is_a_warning_not_a_git_failure(tmp_path: Path) -> None:
+    root = init_repo(tmp_path / "repo")
+    git(root, "checkout", "-q", "--orphan", "other")
+    other = entry("beta-fp4-gpu-b-trt", link=f"{PULL}5", description="Only over there")
+    commit_files(root, {"perf-changelog.yaml": appended(other)}, "unrelated")
+    git(root, "checkout", "-q", "main")
+    branch(root, "pr", {"perf-changelog.yaml": appended(entry(KEY, link=f"{PULL}12"))})
+    proc = run_cli("check", "--pr", "12", "--base-ref", "other", cwd=root)
+    # The PR lacks the other history's entry: a finding (exit 1), not a git failure (exit 3).
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "CL117" in proc.stdout
+    assert "no common ancestor:" in proc.stdout
+    assert "shallow" not in proc.stdout
+
+
+def _check_limited(
+    repo: Path, *args: str, limit: int = 1 << 30
+) -> subprocess.CompletedProcess[str]:
     """`check` in a subprocess whose address space is capped, so that reading an endless
     device fails at once (MemoryError) instead of taking the machine's memory."""
     exe = shutil.which("changelog-tools", path=str(Path(sys.executable).parent))
     assert exe
 
     def cap() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
     return subprocess.run(
         [exe, "check", *args],
@@ -490,6 +527,79 @@ def test_an_empty_ref_is_refused_as_canonicalize_refuses_it(repo: Path, option: 
     proc = run_cli("check", "--pr", "7", option, "", cwd=repo)
     canonicalize = run_cli("canonicalize", "--pr", "7", "--base-ref", "", cwd=repo)
     assert (proc.returncode, canonicalize.returncode) == (2, 2), proc.stdout + proc.stderr
-    assert proc.stderr.startswith(f"error: unknown revision '' in {repo}\n"), proc.stderr
-    assert canonicalize.stderr.splitlines()[:2] == proc.stderr.splitlines()[:2]
+    assert proc.stderr.startswith(f"error: unknown revision '' given to {option}\n"), proc.stderr
+    assert canonicalize.stderr.splitlines()[:2] == [
+        "error: unknown revision '' given to --base-ref",
+        proc.stderr.splitlines()[1],
+    ]
     assert proc.stdout == ""
+
+
+def test_a_committed_changelog_over_the_limit_is_refused_without_reading_it(
+    repo: Path, tmp_path: Path
+) -> None:
+    """300 MB of zeros committed as the changelog (300 KB in git): CL006 from the blob's size,
+    in an address space of 400 MB that reading the blob whole (twice its size) cannot fit."""
+    big = tmp_path / "zeros"
+    with big.open("wb") as file:
+        file.truncate(300 << 20)
+    oid = git(repo, "hash-object", "-w", str(big))
+    big.unlink()
+    listing = git(repo, "ls-tree", "HEAD")
+    tree = subprocess.run(
+        ["git", "mktree"], cwd=repo, capture_output=True, text=True, check=True,
+        input="".join(
+            (line.rsplit(" ", 1)[0] + f" {oid}\tperf-changelog.yaml" if
+             line.endswith("\tperf-changelog.yaml") else line) + "\n"
+            for line in listing.splitlines()
+        ),
+    ).stdout.strip()  # fmt: skip
+    huge = git(repo, "commit-tree", tree, "-p", "HEAD", "-m", "huge")
+    proc = _check_limited(repo, "--pr", "7", "--head-ref", huge, limit=400 << 20)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stdout == (
+        "perf-changelog.yaml: CL006 file is 314,572,800 bytes; the limit is 16,777,216 "
+        "(`max-file-size`)\ncheck: 1 problem (1 error, 0 warnings)\n"
+    )
+    # At the base the same blob is refused the same way, saying where it is.
+    base = _check_limited(repo, "--local", "--base-ref", huge, limit=400 << 20)
+    assert base.returncode == 1, base.stdout + base.stderr
+    assert f"CL006 file at the base ({huge[:12]}) is 314,572,800 bytes" in base.stdout
+
+
+def test_a_head_tree_naming_the_changelog_twice_is_a_git_error(repo: Path) -> None:
+    """git reads the first of two entries of one name; judging the other (the last) could pass
+    a rewrite of history that git shows nowhere. Neither is judged: the tree is damaged."""
+    branch(repo, "feature", {"perf-changelog.yaml": appended(entry(KEY))})
+    good = git(repo, "rev-parse", "HEAD:perf-changelog.yaml")
+    bad = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, check=True,
+                         input=b"rewritten: history\n", capture_output=True).stdout.decode()  # fmt: skip
+    raw = subprocess.run(["git", "cat-file", "tree", "HEAD"], cwd=repo, check=True,
+                         capture_output=True).stdout  # fmt: skip
+    record = b"100644 perf-changelog.yaml\0"
+    kept = record + bytes.fromhex(good)
+    doubled = raw.replace(kept, kept + record + bytes.fromhex(bad.strip()))
+    assert doubled != raw
+    tree = subprocess.run(["git", "hash-object", "-t", "tree", "--literally", "-w", "--stdin"],
+                          cwd=repo, input=doubled, capture_output=True, check=True).stdout  # fmt: skip
+    commit = git(repo, "commit-tree", tree.decode().strip(), "-p", "HEAD", "-m", "dup")
+    assert "rewritten" not in git(repo, "show", f"{commit}:perf-changelog.yaml")  # git: the first
+    proc = run_cli("check", "--pr", "7", "--head-ref", commit, cwd=repo)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert proc.stderr.endswith(
+        f"error: git tree {tree.decode().strip()} is damaged: it names "
+        "'perf-changelog.yaml' twice\n"
+    ), proc.stderr
+
+
+def test_a_base_named_by_a_commit_message_search_is_found_as_git_finds_it(repo: Path) -> None:
+    """`git rev-parse ':/text'` names the newest commit whose message matches; `check` and
+    `lint` take it as git does, not as an unknown revision."""
+    initial = git(repo, "rev-parse", "HEAD")
+    message = git(repo, "log", "-1", "--format=%s")
+    branch(repo, "feature", {"perf-changelog.yaml": appended(entry(KEY))})
+    for command in (("check", "--pr", "7"), ("lint",)):
+        proc = run_cli(*command, "--base-ref", f":/{message}", cwd=repo)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert f"at :/{message}" in proc.stderr
+    assert git(repo, "rev-parse", f":/{message}") == initial

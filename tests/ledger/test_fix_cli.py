@@ -241,3 +241,20 @@ def test_control_characters_from_the_pull_request_are_never_printed_raw(
             assert "\x1b]8;;https://evil.example/" in message
         else:
             assert "\\x1b]8;;https://evil.example/" in proc.stdout  # shown, not obeyed
+
+
+def test_a_base_over_the_size_limit_is_refused_from_its_size_and_nothing_written(
+    tmp_path: Path,
+) -> None:
+    padded = BASE + b"# " + b"x" * 4000 + b"\n"
+    root = pr_repo(tmp_path, BASE + b"\n" + NEW, base=padded)
+    config = (root / ".changelog-tools.yaml").read_text()
+    (root / ".changelog-tools.yaml").write_text(config + f"max-file-size: {len(padded) - 1}\n")
+    before = (root / CHANGELOG).read_bytes()
+    proc = run_cli("fix", "--base-ref", "main", cwd=root)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stderr == (
+        f"error: {CHANGELOG}@main: file is {len(padded):,} bytes; the limit is "
+        f"{len(padded) - 1:,} (`max-file-size`)\n"
+    )
+    assert (root / CHANGELOG).read_bytes() == before
