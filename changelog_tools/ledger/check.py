@@ -204,6 +204,8 @@ def _run_git(
     event: EventContext | None,
     say: Any,
 ) -> CheckResult:
+    """The check in git mode: the head and base revisions chosen, the configuration trusted at
+    the base, the changelog (and master configs) read at both, then the rules of ``mode``."""
     from changelog_tools import gitrepo
 
     repo = gitrepo.open_repo(config.root)
@@ -223,20 +225,8 @@ def _run_git(
     # usually are (or begin): read that way, git only confirms them by id instead of sending
     # two whole files, which on a long history is most of what git mode adds.
     worktree = _worktree_copy(repo.path / changelog, head_ref, config)
-    limit = config.max_file_size
     try:
-        head = (
-            repo.read_blob_from(head_sha, changelog, worktree, max_size=limit)
-            if worktree is not None
-            else repo.read_blob(head_sha, changelog, max_size=limit)
-        )
-        base_bytes = (
-            None
-            if not base.sha
-            else repo.read_blob_from(base.sha, changelog, head, max_size=limit)
-            if head is not None
-            else repo.read_blob(base.sha, changelog, max_size=limit)
-        )
+        head, base_bytes = _read_both(repo, changelog, head_sha, base.sha, worktree, config)
     except gitrepo.BlobTooLarge as exc:
         # Refused from the blob's size alone: reading a 300 MB ledger to say it is too large
         # would take twice that in memory first.
@@ -277,6 +267,31 @@ def _run_git(
     if head_ref == "HEAD" and worktree is not None and worktree != head:
         result.report.extend([_uncommitted_warning(changelog, head_sha)])
     return result
+
+
+def _read_both(
+    repo: Any,
+    changelog: str,
+    head_sha: str,
+    base_sha: str | None,
+    worktree: bytes | None,
+    config: Config,
+) -> tuple[bytes | None, bytes | None]:
+    """The changelog's bytes at the head and at the base (None where it is absent; the base is
+    None for a root commit). Bytes already in hand (the work tree's copy for the head, the
+    head's for the base) are used when git's blob id proves them; BlobTooLarge beyond
+    ``max-file-size``."""
+    limit = config.max_file_size
+    head = (
+        repo.read_blob_from(head_sha, changelog, worktree, max_size=limit)
+        if worktree is not None
+        else repo.read_blob(head_sha, changelog, max_size=limit)
+    )
+    if not base_sha:
+        return head, None
+    if head is not None:
+        return head, repo.read_blob_from(base_sha, changelog, head, max_size=limit)
+    return head, repo.read_blob(base_sha, changelog, max_size=limit)
 
 
 def _worktree_copy(path: Path, head_ref: str, config: Config) -> bytes | None:
