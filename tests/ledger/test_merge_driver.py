@@ -929,7 +929,8 @@ def test_a_rebase_step_resolves_without_starting_a_process_or_loading_git_librar
 ) -> None:
     # git runs the driver at the top of the work tree during a real rebase: the repository is
     # read from .git (no `git rev-parse`), the rebase markers decide the sides, and the step
-    # loads neither subprocess nor GitPython nor click.
+    # loads neither subprocess nor GitPython nor click, nor tempfile (with shutil and random)
+    # for its one atomic write.
     import json
     import shlex
 
@@ -939,7 +940,7 @@ def test_a_rebase_step_resolves_without_starting_a_process_or_loading_git_librar
         DRIVER_PROBE.replace(
             '"click": "click" in sys.modules',
             '"modules": sorted(m for m in sys.modules if m.split(".")[0] in '
-            '("subprocess", "git", "gitdb", "click"))',
+            '("subprocess", "git", "gitdb", "click", "tempfile", "shutil", "random"))',
         )
     )
     (repo / ".git" / "info" / "attributes").write_text(f"/{CHANGELOG} merge=probe\n")
