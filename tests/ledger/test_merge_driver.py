@@ -924,13 +924,28 @@ def test_the_shared_entries_end_where_both_sides_start_the_same_entry(a, b, expe
         assert a[cut - 1 : cut] == b"\n"
 
 
+# What a resolved rebase step must not load: each costs every replayed commit its import.
+NOT_ON_A_STEP = (
+    "subprocess",
+    "git",
+    "gitdb",
+    "click",
+    "tempfile",
+    "shutil",
+    "random",
+    "changelog_tools.ledger.historywalk",
+    "changelog_tools.ledger.canonicalize",
+)
+
+
 def test_a_rebase_step_resolves_without_starting_a_process_or_loading_git_libraries(
     tmp_path: Path,
 ) -> None:
     # git runs the driver at the top of the work tree during a real rebase: the repository is
     # read from .git (no `git rev-parse`), the rebase markers decide the sides, and the step
     # loads neither subprocess nor GitPython nor click, nor tempfile (with shutil and random)
-    # for its one atomic write.
+    # for its one atomic write, nor the code of what an append step never does (walking edited
+    # history, planning link substitutions).
     import json
     import shlex
 
@@ -939,8 +954,10 @@ def test_a_rebase_step_resolves_without_starting_a_process_or_loading_git_librar
     probe.write_text(
         DRIVER_PROBE.replace(
             '"click": "click" in sys.modules',
-            '"modules": sorted(m for m in sys.modules if m.split(".")[0] in '
-            '("subprocess", "git", "gitdb", "click", "tempfile", "shutil", "random"))',
+            '"modules": sorted(m for m in sys.modules if m in NOT_ON_A_STEP '
+            'or m.split(".")[0] in NOT_ON_A_STEP)',
+        ).replace(
+            "import json, runpy, sys", f"import json, runpy, sys\nNOT_ON_A_STEP = {NOT_ON_A_STEP!r}"
         )
     )
     (repo / ".git" / "info" / "attributes").write_text(f"/{CHANGELOG} merge=probe\n")
