@@ -40,11 +40,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from changelog_tools import __version__
 
-# hashlib and json are imported where digests are made: every command that validates entries
+if TYPE_CHECKING:
+    from _hashlib import HASH
+
+# json and the hash are imported where digests are made: every command that validates entries
 # imports this module (to ask whether verdicts are remembered), only the merge driver digests.
 
 _HEADER = "changelog-tools entry verdicts v1 "
@@ -109,9 +112,7 @@ def verdict_key(
     """The key verdicts are valid under, or None when no verdict may be reused."""
     if jsonschema_version is None or yaml_version is None or b'"format"' in schema_text:
         return None
-    import hashlib
-
-    digest = hashlib.sha256()
+    digest = sha256()
     for part in (
         b"entry-schema",
         schema_text,
@@ -132,6 +133,21 @@ def current_key(schema_text: bytes) -> str | None:
         jsonschema_version=_jsonschema_release(),
         yaml_version=_yaml_release(),
     )
+
+
+def sha256(data: bytes = b"") -> HASH:
+    """A SHA-256 hash of ``data`` (update it for more): the interpreter's own implementation
+    when it has one, else hashlib's. Importing hashlib loads OpenSSL, about 2 ms that the merge
+    driver would pay on every commit a rebase replays; the digest is the same either way."""
+    try:
+        from _sha256 import sha256 as new  # type: ignore[import-not-found]  # CPython 3.11
+    except ImportError:
+        try:
+            from _sha2 import sha256 as new  # type: ignore[import-not-found]  # CPython 3.12 on
+        except ImportError:
+            from hashlib import sha256 as new  # built without its own hashes
+    digest: HASH = new(data)
+    return digest
 
 
 _PLAIN = (str, int, float, bool, type(None))
@@ -155,18 +171,15 @@ def entry_digest(entry: Any) -> str | None:
     """SHA-256 of ``entry``'s canonical JSON; None for a value JSON cannot tell apart exactly."""
     if type(entry) is not dict or not _plain(entry):
         return None
-    import hashlib
     import json
 
     text = json.dumps(entry, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def whole_digest(data: bytes, max_size: int | None) -> str:
     """SHA-256 of a whole file together with the size limit it was validated under."""
-    import hashlib
-
-    digest = hashlib.sha256(f"max-size {max_size}\n".encode())
+    digest = sha256(f"max-size {max_size}\n".encode())
     digest.update(data)
     return digest.hexdigest()
 

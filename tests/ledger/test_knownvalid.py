@@ -112,3 +112,22 @@ def test_a_verdicts_file_that_cannot_be_written_is_no_error(tmp_path: Path) -> N
     store = tmp_path / "verdicts" / "entry-verdicts"
     knownvalid.save(store, knownvalid.KnownValid("k"))  # nothing raised: only a memory
     assert not store.exists()
+
+
+@pytest.mark.parametrize("own", [True, False])
+def test_the_digest_is_sha256_whichever_implementation_makes_it(
+    own: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+    import sys
+
+    if not own:  # an interpreter built without its own hashes: hashlib's is used
+        monkeypatch.setitem(sys.modules, "_sha256", None)
+        monkeypatch.setitem(sys.modules, "_sha2", None)
+    for data in (b"", b"abc", bytes(range(256)) * 300):
+        assert knownvalid.sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    digest = knownvalid.sha256(b"max-size 7\n")
+    digest.update(b"- config-keys: []\n")
+    assert digest.hexdigest() == hashlib.sha256(b"max-size 7\n- config-keys: []\n").hexdigest()
+    assert knownvalid.whole_digest(b"x\n", 7) == hashlib.sha256(b"max-size 7\nx\n").hexdigest()
+    assert knownvalid.entry_digest({"a": "é"}) == hashlib.sha256('{"a":"é"}'.encode()).hexdigest()
