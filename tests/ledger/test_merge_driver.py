@@ -15,7 +15,8 @@ from changelog_tools import __version__
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import defaults
 from changelog_tools.ledger import driverentry, knownvalid, schema
-from changelog_tools.ledger.mergedriver import VERDICTS_FILE, driver_command, run_merge_driver
+from changelog_tools.ledger.driverinstall import driver_command
+from changelog_tools.ledger.mergedriver import VERDICTS_FILE, run_merge_driver
 from tests.conftest import commit_files, git, run_cli
 from tests.ledger.test_resolve import (
     BASE,
@@ -936,6 +937,7 @@ NOT_ON_A_STEP = (
     "hashlib",
     "changelog_tools.ledger.historywalk",
     "changelog_tools.ledger.canonicalize",
+    "changelog_tools.ledger.driverinstall",
 )
 
 
