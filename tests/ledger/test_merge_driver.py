@@ -258,20 +258,22 @@ def test_resolve_waits_for_the_writers_lock_and_writes_nothing_while_it_is_held(
     from changelog_tools.errors import UsageError
     from changelog_tools.fsutil import locked
     from changelog_tools.gitrepo import open_repo
-    from changelog_tools.ledger import mergedriver
+    from changelog_tools.ledger import indexconflict
     from changelog_tools.ledger.conflictrequest import ConflictRequest
 
     repo, conflicted = _conflicted(world)
     lock = repo / f"{CHANGELOG}.lock"
     lock.write_text(f"{os.uname().nodename} {os.getpid()}\n")  # a live writer: this process
-    monkeypatch.setattr(mergedriver, "locked", functools.partial(locked, wait=0.2))
+    monkeypatch.setattr(indexconflict, "locked", functools.partial(locked, wait=0.2))
     with pytest.raises(UsageError, match="another writer holds"):
-        mergedriver.resolve_conflict(
+        indexconflict.resolve_conflict(
             open_repo(repo), CHANGELOG, ConflictRequest(_config(repo), pr=77)
         )
     assert read(repo) == conflicted and unmerged(repo) == [CHANGELOG]
     lock.unlink()
-    mergedriver.resolve_conflict(open_repo(repo), CHANGELOG, ConflictRequest(_config(repo), pr=77))
+    indexconflict.resolve_conflict(
+        open_repo(repo), CHANGELOG, ConflictRequest(_config(repo), pr=77)
+    )
     assert read(repo) == canon(EXPECTED)
 
 
@@ -280,11 +282,11 @@ def test_resolve_does_not_overwrite_a_change_made_while_it_ran(
 ) -> None:
     from changelog_tools.errors import UsageError
     from changelog_tools.gitrepo import open_repo
-    from changelog_tools.ledger import mergedriver
+    from changelog_tools.ledger import indexconflict
     from changelog_tools.ledger.conflictrequest import ConflictRequest
 
     repo, conflicted = _conflicted(world)
-    original = mergedriver.read_conflict
+    original = indexconflict.read_conflict
 
     def racing(*args: object, **kwargs: object) -> object:
         found = original(*args, **kwargs)  # type: ignore[arg-type]
@@ -292,9 +294,9 @@ def test_resolve_does_not_overwrite_a_change_made_while_it_ran(
             handle.write(b"\n- config-keys: [x]\n")
         return found
 
-    monkeypatch.setattr(mergedriver, "read_conflict", racing)
+    monkeypatch.setattr(indexconflict, "read_conflict", racing)
     with pytest.raises(UsageError, match="changed while it was being resolved"):
-        mergedriver.resolve_conflict(
+        indexconflict.resolve_conflict(
             open_repo(repo), CHANGELOG, ConflictRequest(_config(repo), pr=77)
         )
     assert read(repo) == conflicted + b"\n- config-keys: [x]\n"  # the other writer's bytes kept
@@ -938,6 +940,7 @@ NOT_ON_A_STEP = (
     "changelog_tools.ledger.historywalk",
     "changelog_tools.ledger.canonicalize",
     "changelog_tools.ledger.driverinstall",
+    "changelog_tools.ledger.indexconflict",
 )
 
 
