@@ -139,13 +139,15 @@ def sha256(data: bytes = b"") -> HASH:
     """A SHA-256 hash of ``data`` (update it for more): the interpreter's own implementation
     when it has one, else hashlib's. Importing hashlib loads OpenSSL, about 2 ms that the merge
     driver would pay on every commit a rebase replays; the digest is the same either way."""
+    import importlib
+    import sys
+
+    # The standard library's own module, named by version (3.12 merged _sha256 into _sha2).
+    own = "_sha256" if sys.version_info < (3, 12) else "_sha2"
     try:
-        from _sha256 import sha256 as new  # type: ignore[import-not-found]  # CPython 3.11
-    except ImportError:
-        try:
-            from _sha2 import sha256 as new  # type: ignore[import-not-found]  # CPython 3.12 on
-        except ImportError:
-            from hashlib import sha256 as new  # built without its own hashes
+        new = importlib.import_module(own).sha256
+    except ImportError:  # an interpreter built without its own hashes
+        from hashlib import sha256 as new
     digest: HASH = new(data)
     return digest
 
