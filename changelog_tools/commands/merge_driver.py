@@ -112,7 +112,7 @@ def install_merge_driver(global_: bool, output_format: str, config: Config) -> i
     """
 
     from changelog_tools.gitrepo import open_repo
-    from changelog_tools.ledger.mergedriver import install
+    from changelog_tools.ledger.driverinstall import install
 
     repo = open_repo(Path.cwd())
     done = install(repo, config=config, global_=global_)

@@ -25,8 +25,6 @@ from changelog_tools.ledger.change import Correction as Correction
 from changelog_tools.ledger.change import first_difference_line as first_difference_line
 from changelog_tools.ledger.change import without_link as without_link
 from changelog_tools.ledger.document import ENTRY_START_RE, Block, count_entries, parse_ledger
-from changelog_tools.ledger.historywalk import compare_full
-from changelog_tools.ledger.historywalk import new_entries_among as new_entries_among
 
 if TYPE_CHECKING:
     from changelog_tools.config import Config
@@ -101,9 +99,21 @@ def compare(
         return _compare_append(
             history, head, path=path, strict=strict, lenient=whitespace_separator == "warning"
         )
+    # Imported here: the common change (an append, every merge driver step) never walks history.
+    from changelog_tools.ledger.historywalk import compare_full
+
     return compare_full(
         history, head, path=path, base_label=base_label or f"{path} (base)", strict=strict
     )
+
+
+def entries_in_base(change: Change) -> int:
+    """Entries in ``change.base``: the comparison counted them already when ``head`` only
+    appends to it (the same count as :func:`~changelog_tools.ledger.document.count_entries`,
+    one pass over history saved)."""
+    if change.history_entries is not None:
+        return change.history_entries
+    return count_entries(change.base)
 
 
 def _compare_append(

@@ -18,12 +18,15 @@ from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
 from changelog_tools.errors import UsageError
 from changelog_tools.fsutil import atomic_write, locked, read_input
-from changelog_tools.ledger.appendonly import Change, ChangeKind, compare_configured
+from changelog_tools.ledger.appendonly import (
+    ChangeKind,
+    compare_configured,
+    entries_in_base,
+)
 from changelog_tools.ledger.document import (
     Block,
     Splice,
     apply_splices,
-    count_entries,
     link_value_span,
     pr_link_lines,
 )
@@ -52,15 +55,6 @@ class LinkPlan:
     splices: tuple[Splice, ...]
     substitutions: tuple[Substitution, ...]
     warnings: tuple[dx.Diagnostic, ...]
-
-
-def entries_in_base(change: Change) -> int:
-    """Entries in ``change.base``: the comparison counted them already when ``head`` only
-    appends to it (the same count as :func:`~changelog_tools.ledger.document.count_entries`, one pass over
-    history saved)."""
-    if change.history_entries is not None:
-        return change.history_entries
-    return count_entries(change.base)
 
 
 def plan_links(

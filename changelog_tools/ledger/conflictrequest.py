@@ -1,6 +1,6 @@
 """What `resolve` asks of a changelog left conflicted in git's index, in one value: the
 command builds it, :func:`~changelog_tools.ledger.resolvefrom.from_index` passes it on, and
-:func:`~changelog_tools.ledger.mergedriver.resolve_conflict` carries it out.
+:func:`~changelog_tools.ledger.indexconflict.resolve_conflict` carries it out.
 
 A module of its own so the merge driver, which git starts for every conflicted file and which
 loads as little as it can, never pays for defining it: it names the class for type checking only.

@@ -1,7 +1,7 @@
 """The merge driver's own entry point: git runs it once per conflicting commit it replays.
 
 git runs exactly ``python -m changelog_tools merge-driver --marker-size %L %O %A %B %P`` (the
-command :func:`~changelog_tools.ledger.mergedriver.driver_command` installs). That one command
+command :func:`~changelog_tools.ledger.driverinstall.driver_command` installs). That one command
 line is read here without loading click, which costs the driver a fifth of its start-up; any
 other form (``--help``, ``--pr-side``, ``--config``, a typo) returns None and goes through the
 full CLI, which behaves exactly as before.

@@ -29,7 +29,6 @@ from changelog_tools.ledger.appendonly import (
     ChangeKind,
     compare,
     first_difference_line,
-    new_entries_among,
     separator_after,
 )
 from changelog_tools.ledger.document import (
@@ -40,6 +39,7 @@ from changelog_tools.ledger.document import (
     parse_ledger,
 )
 from changelog_tools.ledger.guard import Refusal
+from changelog_tools.ledger.historywalk import new_entries_among
 from changelog_tools.ledger.links import (
     LinkKind,
     canonical_link,

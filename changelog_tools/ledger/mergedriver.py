@@ -1,4 +1,4 @@
-"""The resolver inside git: which side is main, conflicts in the index, the merge driver.
+"""The resolver inside git: which side is main, and the merge driver.
 
 git names the two sides "ours" and "theirs", and what they are depends on the operation: in
 ``git merge origin/main`` on a PR branch ours is the PR; in ``git rebase origin/main`` ours is
@@ -8,23 +8,19 @@ says why, or refuses; it never guesses.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from changelog_tools import __version__
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
-from changelog_tools.errors import ChangelogToolsError, GitError, UsageError
-from changelog_tools.fsutil import atomic_write, locked
+from changelog_tools.errors import ChangelogToolsError
+from changelog_tools.fsutil import atomic_write
 from changelog_tools.gitrepo import (
     GitRepo,
     operation_in_progress,
-    read_index_stages,
     rebase_stop,
-    repo_relative,
     special_head,
 )
 from changelog_tools.ledger import knownvalid, schema
@@ -33,7 +29,7 @@ from changelog_tools.ledger.resolve import Resolution, resolve, without_own_entr
 
 if TYPE_CHECKING:
     # the driver itself never builds one: `resolve` does, and pays for defining it
-    from changelog_tools.ledger.conflictrequest import ConflictRequest
+    pass
 
 PR_SIDES = ("ours", "theirs")
 _NOT_DETECTED_HINT = (
@@ -68,7 +64,7 @@ class Sides:
         }
 
 
-def _refuse_sides(message: str) -> Refusal:
+def sides_refusal(message: str) -> Refusal:
     return Refusal(dx.SIDE_UNKNOWN, message, path="git", hint=_NOT_DETECTED_HINT)
 
 
@@ -105,7 +101,7 @@ def _decide_by_main(repo: GitRepo, *, operation: str, theirs: str, config: Confi
     found = _on_main(repo, "HEAD", refs)
     if found:
         return Sides("theirs", operation, f"ours (HEAD) is on {found}")
-    raise _refuse_sides(
+    raise sides_refusal(
         f"{operation}: neither side's commit is on {main_name} or {config.main_branch}, so which "
         "side is main cannot be told"
     )
@@ -132,7 +128,7 @@ def detect_sides(
     """
     if given is not None:
         if given not in PR_SIDES:
-            raise _refuse_sides(f"--pr-side must be ours or theirs, not {given!r}")
+            raise sides_refusal(f"--pr-side must be ours or theirs, not {given!r}")
         return Sides(given, "given", f"--pr-side {given}")
     operation = operation_in_progress(repo)
     words = (reflog_action or "").split() if driver else []
@@ -144,12 +140,12 @@ def detect_sides(
         if stop is None or (stop == "conflict" and not driver):
             return Sides("theirs", "rebase", "a rebase replays the PR's commits (theirs) onto main")
         if not (driver and words[:1] == ["pull"]):
-            raise _refuse_sides(_stopped_rebase(stop, driver=driver))
+            raise sides_refusal(_stopped_rebase(stop, driver=driver))
         operation = None  # a pull (a merge) run at the rebase's stop: decided below
         if pulled is not None:
             return _decide_by_main(repo, operation="merge", theirs=pulled, config=config)
     if operation in ("am", "revert"):
-        raise _refuse_sides(f"a git {operation} is in progress; it is not a merge of a PR and main")
+        raise sides_refusal(f"a git {operation} is in progress; it is not a merge of a PR and main")
     theirs: str | None = None
     if operation == "merge":
         theirs = special_head(repo, "MERGE_HEAD")
@@ -159,7 +155,7 @@ def detect_sides(
         if words[0] == "merge":
             names = [w for w in words[1:] if not w.startswith("-")]
             if len(names) != 1:
-                raise _refuse_sides(
+                raise sides_refusal(
                     f"git is merging {len(names)} commits at once ({reflog_action})"
                 )
             theirs = repo.try_rev_parse(names[0])
@@ -168,7 +164,7 @@ def detect_sides(
             theirs = special_head(repo, "FETCH_HEAD")
             operation = "merge"
     if theirs is None or operation is None:
-        raise _refuse_sides(
+        raise sides_refusal(
             "no merge, rebase or cherry-pick that this tool recognizes is in progress"
         )
     return _decide_by_main(repo, operation=operation, theirs=theirs, config=config)
@@ -218,8 +214,8 @@ def _apply_backend_step(
     if words[0] == "pull" and not picking and len(merged) == 1:
         return "apply", merged[0]
     if words[0] == "pull" and not picking and len(merged) > 1:
-        raise _refuse_sides(f"git is merging {len(merged)} commits at once ({reflog_action})")
-    raise _refuse_sides(
+        raise sides_refusal(f"git is merging {len(merged)} commits at once ({reflog_action})")
+    raise sides_refusal(
         f"a rebase (apply backend) is under way and git's state does not say whether this "
         f"conflict is its own step or a command run at its stop ({reflog_action!r}); which "
         "side is main cannot be told: run `changelog-tools resolve` once git stops"
@@ -248,81 +244,6 @@ def _stopped_rebase(stop: str, *, driver: bool) -> str:
             else ""
         )
     )
-
-
-@dataclass(frozen=True)
-class IndexConflict:
-    """The three versions of a conflicted changelog, read from the index, arranged by role."""
-
-    base: bytes | None
-    pr: bytes
-    main: bytes
-    sides: Sides
-
-
-def read_conflict(repo: GitRepo, path: str, *, config: Config, given: str | None) -> IndexConflict:
-    """Read the index stages of ``path`` and assign them to PR and main; refuse when unusable."""
-    stages = read_index_stages(repo, path)
-    if not stages:
-        raise Refusal(
-            dx.MISSING_STAGE,
-            "is not in the index; nothing to resolve",
-            path=path,
-            hint="run this inside the repository, during the merge or rebase that conflicted",
-        )
-    if set(stages) == {0}:
-        raise Refusal(
-            dx.MISSING_STAGE,
-            "has no merge conflict (it is not unmerged in the index); nothing to resolve",
-            path=path,
-        )
-    sides = detect_sides(repo, config=config, given=given)
-    if sides.operation == "rebase":
-        _check_rebase_own_conflict(repo, path, stages)
-    names = {2: "ours", 3: "theirs"}
-    for stage in (2, 3):
-        if stage not in stages:
-            role = "the PR" if names[stage] == sides.pr_side else "main"
-            raise Refusal(
-                dx.MISSING_STAGE,
-                f"index stage {stage} ({names[stage]}, {role}) is missing: that side deleted "
-                "the file; resolve this by hand",
-                path=path,
-            )
-    ours, theirs = stages[2], stages[3]
-    pr, main = (ours, theirs) if sides.pr_side == "ours" else (theirs, ours)
-    # No stage 1: both sides added the file (add/add); everything in it is new on both sides.
-    return IndexConflict(stages.get(1), pr, main, sides)
-
-
-def _check_rebase_own_conflict(repo: GitRepo, path: str, stages: Mapping[int, bytes]) -> None:
-    """Refuse unless the index holds the rebase's own conflict on ``path``: the pick of
-    REBASE_HEAD onto HEAD, whose stages are that commit's parent's version (1), HEAD's (2) and
-    the commit's own (3).
-
-    At a rebase's conflict stop the user can run other commands that conflict too (`git stash
-    pop` once the rebase's own conflicts are staged); git's state names only the rebase, so
-    the stages are what tells. Identical stages are the same three-way merge as the rebase's.
-    """
-    picked = special_head(repo, "REBASE_HEAD")
-    parent = repo.try_rev_parse(f"{picked}^") if picked else None
-    expected = {
-        1: repo.read_blob(parent, path) if parent else None,
-        2: repo.read_blob("HEAD", path),
-        3: repo.read_blob(picked, path) if picked else None,
-    }
-    differ = [stage for stage, blob in expected.items() if stages.get(stage) != blob]
-    if picked is None or differ:
-        what = (
-            "no commit is being replayed (REBASE_HEAD)"
-            if picked is None
-            else f"index stage {differ[0]} is not the version the replay of {picked[:12]} gives"
-        )
-        raise _refuse_sides(
-            f"a rebase is stopped (conflict) but this conflict is not the rebase's own: {what}; "
-            "it comes from a command run at the stop (`git stash pop`, say), and which side "
-            "is main cannot be told"
-        )
 
 
 def rebase_onto(repo: GitRepo, path: str) -> tuple[str, bytes | None] | None:
@@ -370,52 +291,6 @@ def resolve_sides(
         return resolution, (
             f"; replayed this commit's edit of the PR's own entries (not on {onto[0][:12]})"
         )
-
-
-def resolve_conflict(
-    repo: GitRepo, path: str, request: ConflictRequest
-) -> tuple[Resolution, Sides]:
-    """Resolve the conflicted ``path`` from the index; with ``request.write``, write it to the
-    work tree (atomically), and stage it with ``request.add``. Nothing is written when it
-    refuses.
-
-    The resolution is built from the index, not from the work-tree file, so a writer that
-    changed the file meanwhile (an entry added by `new` while this ran) would be overwritten
-    silently. The write therefore takes the writers' lock and happens only if the file is
-    still what it was when the resolution began; otherwise nothing is written.
-    """
-    worktree = repo.path / path
-    before = _bytes_or_none(worktree)
-    conflict = read_conflict(repo, path, config=request.config, given=request.given)
-    resolution, _ = resolve_sides(
-        repo,
-        conflict.base,
-        conflict.pr,
-        conflict.main,
-        sides=conflict.sides,
-        path=path,
-        config=request.config,
-        pr=request.pr,
-        fix_near_misses=request.fix_near_misses,
-    )
-    if request.write:
-        with locked(worktree) as target:
-            if _bytes_or_none(target) != before:
-                raise UsageError(
-                    f"{path} changed while it was being resolved (another writer); nothing was "
-                    "written: run resolve again"
-                )
-            atomic_write(target, resolution.data)
-        if request.add:
-            repo.stage(path)
-    return resolution, conflict.sides
-
-
-def _bytes_or_none(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
 
 
 def _conflict_markers(ancestor: Path, current: Path, other: Path, marker_size: int) -> bytes | None:
@@ -545,101 +420,3 @@ def whole_conflict(ours: bytes, theirs: bytes, marker_size: int = 7) -> bytes:
             *a[len(a) - tail :],
         ]
     )
-
-
-# -- installing the driver ---------------------------------------------------------------------
-
-
-def gone_message(python: str) -> str:
-    return (
-        f"the Python it was installed with ({python}) is gone (was its virtualenv removed?), or "
-        "changelog-tools was uninstalled from it, so "
-        "the file was not resolved; git's conflict markers are in it. Reinstall: `pip install "
-        f"perf-changelog-tools=={__version__}`, run `changelog-tools install-merge-driver`, then "
-        "`changelog-tools resolve` (or resolve by hand)."
-    )
-
-
-def driver_command(executable: str | None = None, *, package_main: str | None = None) -> str:
-    """The shell command git runs: this Python, by absolute path, so PATH does not matter.
-
-    When that Python is gone (a removed virtualenv), or the package is (`pip uninstall` keeps
-    the Python, and `python -m` would fail before writing any marker), the command says so and
-    how to reinstall, and leaves git's conflict markers (``git merge-file``) instead of a file
-    that looks untouched. (git substitutes %O %A %B %L %P, the path shell-quoted, and runs it
-    with sh.)
-    """
-    import shlex  # only when installing: the driver itself never quotes
-
-    python = shlex.quote(executable or sys.executable)
-    main = shlex.quote(package_main or str(Path(__file__).resolve().parent.parent / "__main__.py"))
-    message = shlex.quote(gone_message(executable or sys.executable))
-    return (
-        f"[ -x {python} ] && [ -f {main} ] || "
-        f"{{ echo changelog-tools merge-driver: %P: {message} >&2; "
-        "git merge-file -L ours -L merge-base -L theirs --marker-size=%L %A %O %B; exit 1; }; "
-        f"exec {python} -m changelog_tools merge-driver --marker-size %L %O %A %B %P"
-    )
-
-
-def attributes_line(changelog: str, name: str) -> str:
-    pattern = "/" + changelog.lstrip("/")
-    if any(c.isspace() for c in pattern) or '"' in pattern:
-        pattern = '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return f"{pattern} merge={name}"
-
-
-@dataclass(frozen=True)
-class Installed:
-    """What :func:`install` changed (False: it was already so)."""
-
-    attributes_file: Path
-    attributes_line: str
-    attributes_changed: bool
-    config_scope: str
-    config: dict[str, str]
-    config_changed: bool
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "attributes-file": str(self.attributes_file),
-            "attributes-line": self.attributes_line,
-            "attributes-changed": self.attributes_changed,
-            "config-scope": self.config_scope,
-            "config": self.config,
-            "config-changed": self.config_changed,
-        }
-
-
-def install(
-    repo: GitRepo, *, config: Config, global_: bool = False, executable: str | None = None
-) -> Installed:
-    """Write the ``.gitattributes`` line and the ``merge.<name>.*`` git config (idempotent)."""
-    name = config.merge_driver_name
-    # `.gitattributes` at the top names paths from there, wherever the configuration lives.
-    line = attributes_line(repo_relative(repo, config.changelog, start=config.root), name)
-    attributes = repo.path / ".gitattributes"
-    try:
-        existing = attributes.read_bytes()
-    except FileNotFoundError:
-        existing = b""
-    except OSError as exc:
-        raise GitError(f"cannot read {attributes}: {exc.strerror}") from None
-    present = line.encode() in (ln.strip() for ln in existing.splitlines())
-    if not present:
-        glue = b"" if not existing or existing.endswith(b"\n") else b"\n"
-        atomic_write(attributes, existing + glue + line.encode() + b"\n")
-    scope = "global" if global_ else "local"
-    wanted = {
-        f"merge.{name}.name": f"{config.changelog} resolver (changelog-tools)",
-        f"merge.{name}.driver": driver_command(executable),
-        # For the virtual merge-base of a criss-cross merge, take one side's file as is instead
-        # of running the resolver on bases that are not a PR and main.
-        f"merge.{name}.recursive": "binary",
-    }
-    changed = False
-    for key, value in wanted.items():
-        if repo.config_get(key, scope=scope) != value:
-            repo.config_set(key, value, scope=scope)
-            changed = True
-    return Installed(attributes, line, not present, scope, wanted, changed)

@@ -20,11 +20,11 @@ from changelog_tools.errors import UsageError
 from changelog_tools.fsutil import TooLarge, atomic_write, locked, read_input
 from changelog_tools.ledger.appendonly import (
     first_difference_line,
-    new_entries_among,
     separator_after,
 )
 from changelog_tools.ledger.document import Block, Ledger, Splice, apply_splices, parse_ledger
 from changelog_tools.ledger.guard import Refusal, require_valid
+from changelog_tools.ledger.historywalk import new_entries_among
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,13 @@ how each version of the file is named in messages."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from changelog_tools import diagnostics as dx
-from changelog_tools.ledger.canonicalize import Substitution
+
+if TYPE_CHECKING:
+    # only named in annotations: the merge driver, which substitutes no link, never loads it
+    from changelog_tools.ledger.canonicalize import Substitution
 
 
 class _Record:

@@ -19,8 +19,8 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
@@ -30,9 +30,9 @@ from changelog_tools.ledger.appendonly import (
     ChangeKind,
     Correction,
     compare,
+    entries_in_base,
     separator_after,
 )
-from changelog_tools.ledger.canonicalize import Substitution, entries_in_base, plan_links
 from changelog_tools.ledger.document import (
     Block,
     Ledger,
@@ -51,6 +51,9 @@ from changelog_tools.ledger.resolution import AppliedCorrection as AppliedCorrec
 from changelog_tools.ledger.resolution import DroppedEntry as DroppedEntry
 from changelog_tools.ledger.resolution import Labels as Labels
 from changelog_tools.ledger.resolution import Resolution as Resolution
+
+if TYPE_CHECKING:
+    from changelog_tools.ledger.canonicalize import Substitution
 
 # Codes that mean "this side changed what was already there", as opposed to "its new entries
 # are malformed".
@@ -284,6 +287,9 @@ def _resolve_appends(sides: _Sides, *, pr: int | None, fix_near_misses: bool) ->
     subs: tuple[Substitution, ...] = ()
     warnings: tuple[dx.Diagnostic, ...] = ()
     if pr is not None:
+        # Imported here: the merge driver never names the PR, so it never plans links.
+        from changelog_tools.ledger.canonicalize import plan_links
+
         # Problems point at the PR side (its entry numbers and lines).
         plan = plan_links(
             pr_side,
@@ -399,13 +405,7 @@ def _account(
     )
     position = {number: k for k, (number, _) in enumerate(kept)}
     moved = tuple(
-        Substitution(
-            appended[k].entry,
-            appended[k].line + s.line - kept[k][1].line,
-            s.old,
-            s.new,
-            s.near_miss,
-        )
+        replace(s, entry=appended[k].entry, line=appended[k].line + s.line - kept[k][1].line)
         for s in subs
         for k in [position[s.entry]]
     )

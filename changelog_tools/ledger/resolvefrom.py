@@ -64,7 +64,7 @@ def from_index(cwd: Path, target: Path, request: ConflictRequest) -> Resolved:
     ``request.add``).
     """
     from changelog_tools.gitrepo import open_repo
-    from changelog_tools.ledger.mergedriver import resolve_conflict
+    from changelog_tools.ledger.indexconflict import resolve_conflict
 
     repo = open_repo(cwd)
     resolved = target.resolve()

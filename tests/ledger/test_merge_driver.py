@@ -15,7 +15,8 @@ from changelog_tools import __version__
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import defaults
 from changelog_tools.ledger import driverentry, knownvalid, schema
-from changelog_tools.ledger.mergedriver import VERDICTS_FILE, driver_command, run_merge_driver
+from changelog_tools.ledger.driverinstall import driver_command
+from changelog_tools.ledger.mergedriver import VERDICTS_FILE, run_merge_driver
 from tests.conftest import commit_files, git, run_cli
 from tests.ledger.test_resolve import (
     BASE,
@@ -257,20 +258,22 @@ def test_resolve_waits_for_the_writers_lock_and_writes_nothing_while_it_is_held(
     from changelog_tools.errors import UsageError
     from changelog_tools.fsutil import locked
     from changelog_tools.gitrepo import open_repo
-    from changelog_tools.ledger import mergedriver
+    from changelog_tools.ledger import indexconflict
     from changelog_tools.ledger.conflictrequest import ConflictRequest
 
     repo, conflicted = _conflicted(world)
     lock = repo / f"{CHANGELOG}.lock"
     lock.write_text(f"{os.uname().nodename} {os.getpid()}\n")  # a live writer: this process
-    monkeypatch.setattr(mergedriver, "locked", functools.partial(locked, wait=0.2))
+    monkeypatch.setattr(indexconflict, "locked", functools.partial(locked, wait=0.2))
     with pytest.raises(UsageError, match="another writer holds"):
-        mergedriver.resolve_conflict(
+        indexconflict.resolve_conflict(
             open_repo(repo), CHANGELOG, ConflictRequest(_config(repo), pr=77)
         )
     assert read(repo) == conflicted and unmerged(repo) == [CHANGELOG]
     lock.unlink()
-    mergedriver.resolve_conflict(open_repo(repo), CHANGELOG, ConflictRequest(_config(repo), pr=77))
+    indexconflict.resolve_conflict(
+        open_repo(repo), CHANGELOG, ConflictRequest(_config(repo), pr=77)
+    )
     assert read(repo) == canon(EXPECTED)
 
 
@@ -279,11 +282,11 @@ def test_resolve_does_not_overwrite_a_change_made_while_it_ran(
 ) -> None:
     from changelog_tools.errors import UsageError
     from changelog_tools.gitrepo import open_repo
-    from changelog_tools.ledger import mergedriver
+    from changelog_tools.ledger import indexconflict
     from changelog_tools.ledger.conflictrequest import ConflictRequest
 
     repo, conflicted = _conflicted(world)
-    original = mergedriver.read_conflict
+    original = indexconflict.read_conflict
 
     def racing(*args: object, **kwargs: object) -> object:
         found = original(*args, **kwargs)  # type: ignore[arg-type]
@@ -291,9 +294,9 @@ def test_resolve_does_not_overwrite_a_change_made_while_it_ran(
             handle.write(b"\n- config-keys: [x]\n")
         return found
 
-    monkeypatch.setattr(mergedriver, "read_conflict", racing)
+    monkeypatch.setattr(indexconflict, "read_conflict", racing)
     with pytest.raises(UsageError, match="changed while it was being resolved"):
-        mergedriver.resolve_conflict(
+        indexconflict.resolve_conflict(
             open_repo(repo), CHANGELOG, ConflictRequest(_config(repo), pr=77)
         )
     assert read(repo) == conflicted + b"\n- config-keys: [x]\n"  # the other writer's bytes kept
@@ -924,12 +927,30 @@ def test_the_shared_entries_end_where_both_sides_start_the_same_entry(a, b, expe
         assert a[cut - 1 : cut] == b"\n"
 
 
+# What a resolved rebase step must not load: each costs every replayed commit its import.
+NOT_ON_A_STEP = (
+    "subprocess",
+    "git",
+    "gitdb",
+    "click",
+    "tempfile",
+    "shutil",
+    "random",
+    "changelog_tools.ledger.historywalk",
+    "changelog_tools.ledger.canonicalize",
+    "changelog_tools.ledger.driverinstall",
+    "changelog_tools.ledger.indexconflict",
+)
+
+
 def test_a_rebase_step_resolves_without_starting_a_process_or_loading_git_libraries(
     tmp_path: Path,
 ) -> None:
     # git runs the driver at the top of the work tree during a real rebase: the repository is
     # read from .git (no `git rev-parse`), the rebase markers decide the sides, and the step
-    # loads neither subprocess nor GitPython nor click.
+    # loads neither subprocess nor GitPython nor click, nor tempfile (with shutil and random)
+    # for its one atomic write, nor hashlib (OpenSSL) for its digests, nor the code of what an
+    # append step never does (walking edited history, planning link substitutions).
     import json
     import shlex
 
@@ -938,8 +959,10 @@ def test_a_rebase_step_resolves_without_starting_a_process_or_loading_git_librar
     probe.write_text(
         DRIVER_PROBE.replace(
             '"click": "click" in sys.modules',
-            '"modules": sorted(m for m in sys.modules if m.split(".")[0] in '
-            '("subprocess", "git", "gitdb", "click"))',
+            '"modules": sorted(m for m in sys.modules if m in NOT_ON_A_STEP '
+            'or m.split(".")[0] in NOT_ON_A_STEP)',
+        ).replace(
+            "import json, runpy, sys", f"import json, runpy, sys\nNOT_ON_A_STEP = {NOT_ON_A_STEP!r}"
         )
     )
     (repo / ".git" / "info" / "attributes").write_text(f"/{CHANGELOG} merge=probe\n")

@@ -23,11 +23,11 @@ from changelog_tools.ledger.appendonly import (
     Change,
     ChangeKind,
     compare,
-    new_entries_among,
     separator_after,
 )
 from changelog_tools.ledger.document import Block, link_value_span
 from changelog_tools.ledger.guard import Refusal
+from changelog_tools.ledger.historywalk import new_entries_among
 from changelog_tools.ledger.links import LinkKind, classify
 from changelog_tools.ledger.placement import parse_entries
 
