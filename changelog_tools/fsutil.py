@@ -7,7 +7,6 @@ its limit, whether it is a regular file, a pipe or a device.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import stat
 import time
@@ -53,39 +52,12 @@ def write_target(path: Path) -> Path:
     return path
 
 
-# Flags of a temporary file only this process may have made: O_EXCL fails on any existing
-# name (a symlink included), O_NOFOLLOW and O_CLOEXEC where the platform has them.
-_TEMPORARY_FLAGS = (
-    os.O_RDWR
-    | os.O_CREAT
-    | os.O_EXCL
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
-_TEMPORARY_ATTEMPTS = 100
-
-
-def _new_temporary(directory: Path, name: str) -> tuple[int, str]:
-    """A new file ``.<name>.<random>.tmp`` in ``directory``, created exclusively (mode 0600, as
-    mkstemp makes it): (descriptor, path). Made here rather than with tempfile, whose import
-    (shutil, random, and their compression modules) the merge driver would pay on every commit
-    a rebase replays."""
-    for _ in range(_TEMPORARY_ATTEMPTS):
-        candidate = os.path.join(directory, f".{name}.{os.urandom(6).hex()}.tmp")
-        try:
-            return os.open(candidate, _TEMPORARY_FLAGS, 0o600), candidate
-        except FileExistsError:
-            continue  # another writer's name: draw again
-    raise FileExistsError(errno.EEXIST, "no unused temporary file name", str(directory))
-
-
 def atomic_write(path: Path, data: bytes, *, sync: bool = True) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
 
     An existing file keeps its permission bits; a new file gets the mode the umask gives
-    (0644 typically, not the temporary file's 0600). A symlink is written through: its target
-    is replaced and the link stays. Non-regular outputs are refused (:func:`write_target`). On any failure
+    (0644 typically, not mkstemp's 0600). A symlink is written through: its target is replaced
+    and the link stays. Non-regular outputs are refused (:func:`write_target`). On any failure
     the original file is untouched and the temporary file is removed; an OS error (missing
     directory, disk full, ...) is raised as a one-line :class:`UsageError`. ``sync=False``
     leaves out the flush to disk, for a file whose reader takes it at once and keeps it durably
@@ -101,7 +73,9 @@ def atomic_write(path: Path, data: bytes, *, sync: bool = True) -> None:
     except OSError as exc:
         raise UsageError(f"{path}: cannot write: {exc.strerror}") from None
     try:
-        fd, tmp = _new_temporary(directory, path.name)
+        import tempfile  # writers only; a read-only command never needs it
+
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:
         # A missing or read-only directory: a clear one-line error, not a traceback.
         raise UsageError(f"{path}: cannot write: {exc.strerror}") from None

@@ -184,35 +184,6 @@ def test_a_failed_atomic_write_keeps_the_old_file_and_leaves_no_temporary(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["perf-changelog.yaml"]
 
 
-def test_atomic_write_never_reuses_an_existing_name_for_its_temporary(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Two draws of the same random part, then a fresh one: the first name is taken (by a
-    # symlink, which must neither be followed nor replaced), so the write takes the next.
-    draws = iter([b"\x01" * 6, b"\x01" * 6, b"\x02" * 6])
-    monkeypatch.setattr(os, "urandom", lambda n: next(draws))
-    target = tmp_path / "perf-changelog.yaml"
-    target.write_bytes(BASE)
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.write_bytes(b"keep\n")
-    taken = tmp_path / f".perf-changelog.yaml.{'01' * 6}.tmp"
-    taken.symlink_to(elsewhere)
-    fd, name = fsutil._new_temporary(tmp_path, target.name)
-    os.close(fd)
-    assert Path(name).name == f".perf-changelog.yaml.{'02' * 6}.tmp"
-    assert stat.S_IMODE(os.stat(name).st_mode) == 0o600
-    os.unlink(name)
-    monkeypatch.setattr(os, "urandom", lambda n: b"\x01" * 6)
-    with pytest.raises(UsageError, match="cannot write: no unused temporary file name"):
-        fsutil.atomic_write(target, b"new bytes\n")
-    assert target.read_bytes() == BASE
-    assert elsewhere.read_bytes() == b"keep\n"
-    assert taken.is_symlink()
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["perf-changelog.yaml", "elsewhere", taken.name]
-    )
-
-
 def test_read_input_refuses_an_oversized_file_before_reading_it(tmp_path: Path) -> None:
     path = tmp_path / "big.yaml"
     with path.open("wb") as handle:  # sparse: 2 GiB on paper, nothing on disk

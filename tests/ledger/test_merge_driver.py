@@ -933,9 +933,6 @@ NOT_ON_A_STEP = (
     "git",
     "gitdb",
     "click",
-    "tempfile",
-    "shutil",
-    "random",
     "changelog_tools.ledger.historywalk",
     "changelog_tools.ledger.canonicalize",
     "changelog_tools.ledger.driverinstall",
@@ -948,9 +945,9 @@ def test_a_rebase_step_resolves_without_starting_a_process_or_loading_git_librar
 ) -> None:
     # git runs the driver at the top of the work tree during a real rebase: the repository is
     # read from .git (no `git rev-parse`), the rebase markers decide the sides, and the step
-    # loads neither subprocess nor GitPython nor click, nor tempfile (with shutil and random)
-    # for its one atomic write, nor hashlib (OpenSSL) for its digests, nor the code of what an
-    # append step never does (walking edited history, planning link substitutions).
+    # loads neither subprocess nor GitPython nor click, nor the code of what an append step
+    # never does (walking edited history, planning link substitutions, installing the driver,
+    # resolving from git's index).
     import json
     import shlex
 
