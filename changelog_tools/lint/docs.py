@@ -158,7 +158,10 @@ def render_lint_docs() -> str:
         "(MODELS.md, golden AL files, existing waivers, every `lint-*` option, `master-configs` and `changelog`) "
         "come from the base. A file is judged under the name the configuration and the rules "
         "give it even when the change edits it through a symlink (a linked master config or "
-        "script, or a file in a linked directory: git lists only the target's name). "
+        "script, or a file in a linked directory: git lists only the target's name). Links "
+        "are followed as a checkout follows them, except that a link found inside a linked "
+        "directory is not followed again (two directories linking to each other would name "
+        "their files endlessly). "
         "Exit 0 without error findings, 1 with any, 2 usage, 3 git.",
         "",
         "Every rule can be turned off or have its severities changed (`lint-rules`: `on`, "

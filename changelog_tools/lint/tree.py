@@ -81,24 +81,23 @@ class GitTree:
 
     def _list_linked_directories(self) -> None:
         """Add the files under each symlinked directory to the listing, under the link's name
-        (a link to a link's directory too, up to a bounded depth)."""
-        targets = {
-            name: target
-            for name, target in self._link_paths().items()
-            if target != "." and not name.startswith(target + "/")  # its own ancestor: endless
-        }
-        for _ in range(_LINK_CHAIN):
-            found: dict[str, str] = {}
-            for name, target in targets.items():
-                prefix = target + "/"
-                for path, sha in self._listing.items():
-                    reached = name + path[len(target) :]
-                    if path.startswith(prefix) and reached not in self._listing:
+        (a link whose target is reached through other links too, up to git's depth).
+
+        Only git's own paths are copied under a link's name, never paths that were themselves
+        reached through a link: two directories linking to each other would otherwise double
+        the listing on every pass (a pull request could make `lint` exhaust the runner). A link
+        inside a linked directory is listed as the link it is."""
+        own = list(self._listing.items())
+        found: dict[str, str] = {}
+        for name, real in _followed(self._link_paths()).items():
+            prefix = real + "/"
+            for path, sha in own:
+                if path.startswith(prefix):
+                    reached = name + path[len(real) :]
+                    if reached not in self._listing and reached not in found:
                         found[reached] = sha
-                        self._through[reached] = self._through.get(path, path)
-            if not found:
-                return
-            self._listing.update(found)
+                        self._through[reached] = path
+        self._listing.update(found)
 
     def link_target(self, path: str) -> str | None:
         """The file of this tree the symlink ``path`` (or a file under a symlinked directory)
@@ -180,25 +179,43 @@ def reached_through_links(head: TreeView, changed: Collection[str]) -> frozenset
     links_of = getattr(head, "links", None)
     if links_of is None or not changed:
         return frozenset()
-    # A directory linked to one of its own ancestors names its files endlessly: left out.
-    links: dict[str, str] = {
-        link: target
-        for link, target in links_of().items()
-        if target != "." and not link.startswith(target + "/")
-    }
-    found = set(changed)
-    grew = True
-    rounds = 0
-    while grew and rounds < _LINK_CHAIN:  # a link to a link: again, up to a bounded depth
-        grew, rounds = False, rounds + 1
-        for link, target in links.items():
-            prefix = target + "/"
-            reached = {link} if target in found else set()
-            reached.update(link + p[len(target) :] for p in found if p.startswith(prefix))
-            if not reached <= found:
-                found |= reached
-                grew = True
+    found: set[str] = set()
+    for link, real in _followed(links_of()).items():
+        if real in changed:
+            found.add(link)
+        prefix = real + "/"
+        found.update(link + p[len(real) :] for p in changed if p.startswith(prefix))
     return frozenset(found - set(changed))
+
+
+def _followed(links: Mapping[str, str]) -> dict[str, str]:
+    """Each link and the path of git's own tree it leads to once every link on the way is
+    followed (a link to a link, a link into a linked directory). Left out: chains longer than
+    git follows or that loop, and a directory linked to itself or one of its ancestors (it
+    names its own files endlessly)."""
+    out = {}
+    for name, target in links.items():
+        real = _real_path(target, links)
+        if real is None or real == "." or name == real or name.startswith(real + "/"):
+            continue
+        out[name] = real
+    return out
+
+
+def _real_path(path: str, links: Mapping[str, str]) -> str | None:
+    """``path`` with the links on its way replaced by what they name; None for a loop."""
+    import posixpath
+
+    for _ in range(_LINK_CHAIN):
+        parts = path.split("/")
+        for n in range(1, len(parts) + 1):
+            hop = links.get("/".join(parts[:n]))
+            if hop is not None:
+                path = posixpath.normpath("/".join([hop, *parts[n:]]))
+                break
+        else:
+            return path
+    return None
 
 
 def changed_paths(base: TreeView | None, head: TreeView, *, repo: GitRepo | None = None,

@@ -180,3 +180,45 @@ def test_changed_paths_through_links_follow_a_chain_and_stop_at_a_self_loop() ->
 
     got = reached_through_links(Links(), ["real/x.sh", "real/y.sh"])  # type: ignore[arg-type]
     assert got == {"a.sh", "b.sh", "d/x.sh", "d/y.sh"}
+
+
+def test_two_directories_linking_to_each_other_are_listed_once_each(tmp_path: Path) -> None:
+    # a/l1, a/l2 -> b and b/l1, b/l2 -> a: following links found through links doubled the
+    # listing on every pass, so a pull request adding four links made `lint` run out of memory.
+    import subprocess
+    import sys
+
+    from changelog_tools.gitrepo import open_repo
+    from changelog_tools.lint.tree import GitTree, reached_through_links
+
+    root = tmp_path / "r"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q",
+        "--allow-empty", "-m", "i")  # fmt: skip
+    (root / "a").mkdir()
+    (root / "b").mkdir()
+    (root / "a" / "run.sh").write_text("echo hi\n")
+    (root / "b" / "bench.sh").write_text("echo there\n")
+    for here, there in (("a", "b"), ("b", "a")):
+        for name in ("l1", "l2"):
+            os.symlink(f"../{there}", root / here / name)
+    _commit_all(root, "links")
+    tree = GitTree(open_repo(root), git(root, "rev-parse", "HEAD"))
+    listed = set(tree.paths())
+    # git's own paths, and each directory's files once more under each link to it
+    assert listed == {
+        "a/run.sh", "a/l1", "a/l2", "b/bench.sh", "b/l1", "b/l2",
+        "a/l1/bench.sh", "a/l1/l1", "a/l1/l2", "a/l2/bench.sh", "a/l2/l1", "a/l2/l2",
+        "b/l1/run.sh", "b/l1/l1", "b/l1/l2", "b/l2/run.sh", "b/l2/l1", "b/l2/l2",
+    }  # fmt: skip
+    assert tree.read("a/l1/bench.sh") == b"echo there\n"
+    assert reached_through_links(tree, ["b/bench.sh"]) == {"a/l1/bench.sh", "a/l2/bench.sh"}
+    # and through the command, in pull-request mode and over the whole tree
+    for args in (["--base-ref", "HEAD~1"], ["--all"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "changelog_tools", "lint", *args],
+            cwd=root, capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "OK" in proc.stdout + proc.stderr
