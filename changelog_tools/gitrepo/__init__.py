@@ -25,6 +25,8 @@ from changelog_tools.gitrepo.conflicts import (
     read_index_stages,
     read_object,
     rebase_stop,
+    rebased_branch,
+    replayed_commit,
     special_head,
 )
 from changelog_tools.gitrepo.history import FileVersion
@@ -55,6 +57,8 @@ __all__ = [
     "read_index_stages",
     "read_object",
     "rebase_stop",
+    "rebased_branch",
+    "replayed_commit",
     "repo_relative",
     "scrub_environment",
     "special_head",

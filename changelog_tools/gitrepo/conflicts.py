@@ -92,6 +92,47 @@ def rebase_stop(repo: GitRepo) -> str | None:
     return "merge" if command in ("merge", "m") else command or "unknown"
 
 
+def replayed_commit(repo: GitRepo) -> str | None:
+    """The commit a rebase (the sequencer backend) is replaying, or is stopped on; None when
+    that cannot be read from its files (the apply backend, a ``break`` or ``exec`` last).
+
+    REBASE_HEAD once it stopped; before that the last command of ``done``, which git writes
+    with the commit's full name before it replays it."""
+    stopped = special_head(repo, "REBASE_HEAD")
+    if stopped:
+        return stopped
+    try:
+        done = (repo.git_dir / "rebase-merge" / "done").read_text(
+            encoding="utf-8", errors="replace"
+        )
+    except OSError:
+        return None
+    for line in reversed(done.splitlines()):
+        words = line.split()
+        if not words or words[0].startswith("#"):
+            continue
+        if words[0] in _REPLAYING and len(words) > 1 and _full_id(words[1]):
+            return words[1]
+        return None
+    return None
+
+
+def rebased_branch(repo: GitRepo) -> str | None:
+    """The branch a rebase under way will move when it ends (``refs/heads/...``); None for a
+    detached HEAD or no rebase."""
+    for state in ("rebase-merge", "rebase-apply"):
+        try:
+            name = (repo.git_dir / state / "head-name").read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        return name if name.startswith("refs/") else None
+    return None
+
+
+def _full_id(word: str) -> bool:
+    return len(word) in (40, 64) and all(c in "0123456789abcdef" for c in word)
+
+
 def special_head(repo: GitRepo, name: str) -> str | None:
     """The commit in ``$GIT_DIR/NAME`` (MERGE_HEAD, CHERRY_PICK_HEAD, FETCH_HEAD for merge)."""
     try:

@@ -48,6 +48,17 @@ class Refs(History):
             if line
         ]
 
+    def refs_containing(self, commit: str, refs: Iterable[str]) -> list[str]:
+        """Which of ``refs`` (full names) have ``commit`` in their history: one git process
+        for them all; none for refs that do not exist or a commit git does not know."""
+        names = list(refs)
+        if not names:
+            return []
+        status, out, _err = self.git_status(
+            "for-each-ref", f"--contains={commit}", "--format=%(refname)", *names
+        )
+        return [line for line in out.splitlines() if line in names] if status == 0 else []
+
     def remote_branch(self, remote: str, branch: str) -> str | None:
         """The commit ``branch`` has on ``remote``, asked of the remote itself (no fetch);
         None when the remote has no such branch."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from changelog_tools import diagnostics as dx
 from changelog_tools.config import Config
@@ -21,15 +21,13 @@ from changelog_tools.gitrepo import (
     GitRepo,
     operation_in_progress,
     rebase_stop,
+    rebased_branch,
+    replayed_commit,
     special_head,
 )
 from changelog_tools.ledger import knownvalid, schema
 from changelog_tools.ledger.guard import Refusal
 from changelog_tools.ledger.resolve import Resolution, resolve, without_own_entries
-
-if TYPE_CHECKING:
-    # the driver itself never builds one: `resolve` does, and pays for defining it
-    pass
 
 PR_SIDES = ("ours", "theirs")
 _NOT_DETECTED_HINT = (
@@ -138,6 +136,7 @@ def detect_sides(
         if driver and stop is None and (repo.git_dir / "rebase-apply").is_dir():
             stop, pulled = _apply_backend_step(reflog_action or "", words, environ)
         if stop is None or (stop == "conflict" and not driver):
+            _refuse_replay_of_main(repo, config)
             return Sides("theirs", "rebase", "a rebase replays the PR's commits (theirs) onto main")
         if not (driver and words[:1] == ["pull"]):
             raise sides_refusal(_stopped_rebase(stop, driver=driver))
@@ -168,6 +167,34 @@ def detect_sides(
             "no merge, rebase or cherry-pick that this tool recognizes is in progress"
         )
     return _decide_by_main(repo, operation=operation, theirs=theirs, config=config)
+
+
+def _refuse_replay_of_main(repo: GitRepo, config: Config) -> None:
+    """Refuse when the commit the rebase replays is already on main: a branch that merged main
+    and is rebased onto an older base (or main rebased onto a PR by mistake) replays main's own
+    commits, and *theirs* is then main, not the PR. The branch being rebased is not evidence
+    (`git pull --rebase` on main replays main's unpushed commits: those are the ones to keep
+    last)."""
+    replayed = replayed_commit(repo)
+    if replayed is None:
+        return
+    moving = rebased_branch(repo)
+    refs = [
+        ref
+        for ref in (
+            f"refs/remotes/{config.remote}/{config.main_branch}",
+            f"refs/heads/{config.main_branch}",
+        )
+        if ref != moving
+    ]
+    found = repo.refs_containing(replayed, refs)
+    if found:
+        where = found[0].removeprefix("refs/remotes/").removeprefix("refs/heads/")
+        raise sides_refusal(
+            f"the rebase replays {replayed[:12]}, a commit {where} already has: main's own, not "
+            "the PR's (a branch that merged main, rebased onto an older base?), so which side "
+            f"is main cannot be told; rebase onto {where} itself, or pass --pr-side to resolve"
+        )
 
 
 # git's rebase runs the apply backend's `git am` with its reflog action followed by this.

@@ -312,3 +312,61 @@ def test_resolve_refuses_an_am_at_a_rebase_conflict_stop(pr_behind_main, tmp_pat
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "a git am is in progress" in proc.stdout + proc.stderr
     assert read(repo) == before
+
+
+@pytest.mark.parametrize("driver", [True, False])
+def test_a_rebase_that_replays_mains_own_commits_is_refused(
+    make_repo: Callable[..., Path], driver: bool
+) -> None:
+    # A branch that merged main, then rebased onto its old base to squash: the rebase replays
+    # main's own commits, and *theirs* is then main, not the PR. Taking it for the PR put
+    # main's entry after the PR's (check: CL103); the side cannot be told, so it is refused.
+    repo = make_repo("repo", {CHANGELOG: BASE, ".changelog-tools.yaml": f"repository: {REPO}\n"})
+    if driver:
+        assert run_cli("install-merge-driver", cwd=repo).returncode == 0
+        commit_files(repo, {}, "install the changelog merge driver")
+    old_base = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "-b", "pr")
+    commit_files(repo, {CHANGELOG: ledger(BASE, PR_1)}, "pr 0")
+    git(repo, "checkout", "-q", "main")
+    commit_files(repo, {CHANGELOG: ledger(BASE, MAIN_1)}, "main 0")
+    git(repo, "checkout", "-q", "pr")
+    # the PR merges main (its entry first, the PR's after: the merge is decided by main)
+    merged = ledger(BASE, MAIN_1, PR_1)
+    run_git(repo, "merge", "--no-edit", "main")
+    if not driver:
+        (repo / CHANGELOG).write_bytes(merged)
+        git(repo, "add", CHANGELOG)
+        run_git(repo, "commit", "--no-edit", "-q")
+    assert read(repo) == merged and git(repo, "status", "--porcelain") == ""
+    out = run_git(repo, "rebase", "-i", old_base, env={"GIT_SEQUENCE_EDITOR": "true"})
+    assert (repo / ".git" / "rebase-merge").is_dir(), out  # stopped on main's own commit
+    assert git(repo, "rev-parse", "REBASE_HEAD") == git(repo, "rev-parse", "main")
+    refusal = "the rebase replays"
+    if driver:
+        assert refusal in out and "a commit main already has" in out, out
+    resolved = run_cli("resolve", "--pr", "77", cwd=repo)
+    assert resolved.returncode == 1, resolved.stdout + resolved.stderr
+    said = resolved.stdout + resolved.stderr
+    assert "CL516" in said and refusal in said
+    assert git(repo, "diff", "--name-only", "--diff-filter=U") == CHANGELOG  # nothing staged
+
+
+def test_pull_rebase_on_main_keeps_the_unpushed_commits_last(
+    make_repo: Callable[..., Path], tmp_path: Path
+) -> None:
+    # The replayed commit is on the local main (the branch being rebased), which is no
+    # evidence: only the remote's main says a commit is main's own.
+    origin = make_repo(
+        "origin", {CHANGELOG: BASE, ".changelog-tools.yaml": f"repository: {REPO}\n"}
+    )
+    assert run_cli("install-merge-driver", cwd=origin).returncode == 0
+    commit_files(origin, {}, "install the changelog merge driver")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    assert run_cli("install-merge-driver", cwd=clone).returncode == 0
+    commit_files(clone, {CHANGELOG: ledger(BASE, PR_1)}, "local, not pushed")
+    commit_files(origin, {CHANGELOG: ledger(BASE, MAIN_1)}, "main 0")
+    out = run_git(clone, "pull", "--rebase", "-q", "origin", "main")
+    assert "resolved (rebase: the PR is theirs" in out, out
+    assert read(clone) == ledger(BASE, MAIN_1, PR_1)
