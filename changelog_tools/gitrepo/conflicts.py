@@ -129,6 +129,47 @@ def rebased_branch(repo: GitRepo) -> str | None:
     return None
 
 
+def rebase_onto_commit(repo: GitRepo) -> str | None:
+    """The commit a rebase under way replays onto (its ``onto`` file); None without one."""
+    for state in ("rebase-merge", "rebase-apply"):
+        try:
+            onto = (repo.git_dir / state / "onto").read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        return onto if _full_id(onto) else None
+    return None
+
+
+def ref_tip_from_files(repo: GitRepo, ref: str) -> str | None:
+    """The commit the full ref name ``ref`` points at, read from the git dir's files: its loose
+    file, else its line in ``packed-refs``. None when it is absent or not readable that way (a
+    linked worktree's refs live elsewhere, reftable keeps them in another format, a symbolic
+    ref): a caller that needs the answer then asks git.
+
+    Read here rather than asked of git because the merge driver asks it on every step of a
+    rebase, where one git process (and the import of subprocess) is a tenth of the step."""
+    git_dir = repo.git_dir
+    if (git_dir / "commondir").exists() or (git_dir / "reftable").exists():
+        return None
+    try:
+        loose = (git_dir / ref).read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        loose = None
+    except (OSError, UnicodeDecodeError):
+        return None
+    if loose is not None:
+        return loose if _full_id(loose) else None
+    try:
+        packed = (git_dir / "packed-refs").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in packed.splitlines():
+        sha, _, name = line.partition(" ")
+        if name == ref and _full_id(sha):
+            return sha
+    return None
+
+
 def _full_id(word: str) -> bool:
     return len(word) in (40, 64) and all(c in "0123456789abcdef" for c in word)
 

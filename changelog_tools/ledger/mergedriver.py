@@ -20,8 +20,10 @@ from changelog_tools.fsutil import atomic_write
 from changelog_tools.gitrepo import (
     GitRepo,
     operation_in_progress,
+    rebase_onto_commit,
     rebase_stop,
     rebased_branch,
+    ref_tip_from_files,
     replayed_commit,
     special_head,
 )
@@ -187,6 +189,11 @@ def _refuse_replay_of_main(repo: GitRepo, config: Config) -> None:
         )
         if ref != moving
     ]
+    # Replaying onto main's own tip (`git rebase main`, `git pull --rebase`): git replays only
+    # commits that tip does not have, so there is nothing to ask.
+    onto = rebase_onto_commit(repo)
+    if onto is not None and any(ref_tip_from_files(repo, ref) == onto for ref in refs):
+        return
     found = repo.refs_containing(replayed, refs)
     if found:
         where = found[0].removeprefix("refs/remotes/").removeprefix("refs/heads/")

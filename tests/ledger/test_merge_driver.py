@@ -929,6 +929,7 @@ def test_the_shared_entries_end_where_both_sides_start_the_same_entry(a, b, expe
 
 # What a resolved rebase step must not load: each costs every replayed commit its import.
 NOT_ON_A_STEP = (
+    "subprocess",
     "git",
     "gitdb",
     "click",
@@ -939,13 +940,13 @@ NOT_ON_A_STEP = (
 )
 
 
-def test_a_rebase_step_resolves_without_loading_git_libraries(
+def test_a_rebase_step_resolves_without_starting_a_process_or_loading_git_libraries(
     tmp_path: Path,
 ) -> None:
     # git runs the driver at the top of the work tree during a real rebase: the repository is
-    # read from .git (no `git rev-parse`), the rebase markers decide the sides (git is asked
-    # one question: whether main already has the replayed commit), and the step loads
-    # neither GitPython nor click, nor the code of what an append step
+    # read from .git (no `git rev-parse`), the rebase markers decide the sides (replaying onto
+    # main's tip, read from .git too, nothing of main's is replayed), and the step loads
+    # neither subprocess nor GitPython nor click, nor the code of what an append step
     # never does (walking edited history, planning link substitutions, installing the driver,
     # resolving from git's index).
     import json
